@@ -5,7 +5,10 @@ Lemke solver drives a discrete multi-impact integrator (Algorithm 1), and a
 sampler builds epsilon-nets of the post-impact velocity set (Algorithm 2).
 """
 
-from reach.problem import ImpactProblem
-
 __version__ = "0.1.0"
-__all__ = ["ImpactProblem", "__version__"]
+
+from reach.problem import ImpactProblem  # noqa: E402
+from reach.result import PostImpactSet  # noqa: E402
+from reach.sampler import sample_post_impact_set  # noqa: E402
+
+__all__ = ["ImpactProblem", "PostImpactSet", "sample_post_impact_set", "__version__"]

@@ -1,0 +1,625 @@
+"""Linear complementarity problems: a robust Numba Lemke solver and a basis enumerator.
+
+The LCP(M, q) asks for z with
+
+    z >= 0,   w = M z + q >= 0,   z^T w = 0.
+
+:func:`lemke` implements Lemke's complementary pivoting algorithm (Cottle,
+Pang & Stone, *The Linear Complementarity Problem*, §4.4) on a dense
+tableau ``B^-1 [I, -M, -d, q]`` with
+
+* a covering vector ``d > 0`` (ones by default),
+* Ruiz equilibration of ``M`` (row and column scaling, which preserves
+  complementarity) so that tolerances are *relative* to the data,
+* lexicographic degeneracy resolution on ``[rhs, B^-1]`` (no cycling), with
+  the artificial variable z0 preferred on ratio ties (it ends the path),
+* a pivot-size threshold, exact unit pivot columns,
+* a final refinement of the basic solution against the *original* data and a
+  verification of the answer; a failed check is reported, never hidden.
+
+Every solve returns a status (:class:`LCPStatus`).  Lemke's method solves
+every LCP with a copositive-plus matrix that has a solution; the Routh-step
+matrix ``W`` of the paper (eq. 75) is copositive (Theorem 6).
+
+:func:`all_solutions` enumerates every complementary basis of a small LCP
+(n <= ~20) and returns every distinct solution; the baselines and the tests
+use it.
+
+The kernels (`lemke_kernel`, `prepare_scaling`) work on preallocated
+buffers so repeated solves allocate nothing; :class:`LemkeWorkspace` holds
+them.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "lemke_kernel",
+    "all_solutions", "lcp_residual", "equilibrate",
+]
+
+
+class LCPStatus(IntEnum):
+    """Outcome of one LCP solve."""
+
+    SOLVED = 0
+    """A complementary solution was found and verified against the original data."""
+    RAY = 1
+    """Lemke's path ended on a secondary ray: no solution reachable (maybe none exists)."""
+    PIVOT_LIMIT = 2
+    """The pivot limit was reached before the path ended."""
+    NUMERICAL = 3
+    """The final basis failed verification against the original data."""
+
+    @property
+    def message(self):
+        return _MESSAGES[self]
+
+
+_MESSAGES = {
+    LCPStatus.SOLVED: "solved: complementary solution verified against the original data",
+    LCPStatus.RAY: "ray termination: Lemke's path left on an unbounded ray (no solution reachable)",
+    LCPStatus.PIVOT_LIMIT: "pivot limit reached",
+    LCPStatus.NUMERICAL: "numerical failure: the final basis did not verify against the original data",
+}
+
+# Tolerances (relative; the problem is equilibrated before pivoting).
+PIVOT_TOL = 1e-11     #: entering-column entries below this (x column scale) are not pivots
+TIE_TOL = 1e-9        #: ratios within this (x ratio scale) are ties
+VERIFY_TOL = 1e-9     #: relative complementarity residual accepted at the end
+
+
+class LCPResult(NamedTuple):
+    """Result of :func:`lemke`.
+
+    Attributes
+    ----------
+    z, w : ndarray, shape (n,)
+        The solution and ``w = M z + q`` (meaningful only when ``success``).
+    status : LCPStatus
+    pivots : int
+        Number of pivots taken (0 when ``q >= 0``).
+    residual : float
+        Relative complementarity residual ``max|min(z, w)| / scale`` of the
+        returned point, recomputed from the original data.
+    """
+
+    z: np.ndarray
+    w: np.ndarray
+    status: LCPStatus
+    pivots: int
+    residual: float
+
+    @property
+    def success(self):
+        return self.status == LCPStatus.SOLVED
+
+    @property
+    def message(self):
+        return self.status.message
+
+
+# ----------------------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def equilibrate(M, row_scale, col_scale, iterations=12):
+    """Ruiz equilibration: fill ``row_scale``, ``col_scale`` so that
+    ``diag(row_scale) M diag(col_scale)`` has rows and columns of max-abs ~1.
+
+    Rows or columns that are entirely zero keep scale 1.
+    """
+    n = M.shape[0]
+    for i in range(n):
+        row_scale[i] = 1.0
+        col_scale[i] = 1.0
+    for _ in range(iterations):
+        for i in range(n):
+            big = 0.0
+            for j in range(n):
+                a = abs(row_scale[i] * M[i, j] * col_scale[j])
+                if a > big:
+                    big = a
+            if big > 0.0:
+                row_scale[i] /= np.sqrt(big)
+        for j in range(n):
+            big = 0.0
+            for i in range(n):
+                a = abs(row_scale[i] * M[i, j] * col_scale[j])
+                if a > big:
+                    big = a
+            if big > 0.0:
+                col_scale[j] /= np.sqrt(big)
+
+
+@nb.njit(cache=True)
+def _pivot(T, r, c):
+    ncol = T.shape[1]
+    inv = 1.0 / T[r, c]
+    for j in range(ncol):
+        T[r, j] *= inv
+    T[r, c] = 1.0
+    for i in range(T.shape[0]):
+        if i == r:
+            continue
+        f = T[i, c]
+        if f != 0.0:
+            for j in range(ncol):
+                T[i, j] -= f * T[r, j]
+            T[i, c] = 0.0  # exact unit column
+
+
+@nb.njit(cache=True)
+def _ratio_test(T, c, sign, basis, z0_index, ratio_scale):
+    """Lexicographic minimum-ratio row for entering column ``c`` (or -1: ray).
+
+    Candidates have ``sign * T[i, c]`` above the pivot threshold.  Among the
+    rows whose ratio ``rhs / a`` ties the minimum, the row of z0 is chosen if
+    present; otherwise ties are broken by the lexicographic minimum of the
+    rows of ``B^-1`` divided by ``a``.
+    """
+    n = T.shape[0]
+    rhs = T.shape[1] - 1
+    colmax = 0.0
+    for i in range(n):
+        a = abs(T[i, c])
+        if a > colmax:
+            colmax = a
+    threshold = PIVOT_TOL * max(colmax, 1e-300)
+    best = np.inf
+    for i in range(n):
+        a = sign * T[i, c]
+        if a > threshold:
+            ratio = T[i, rhs] / a
+            if ratio < best:
+                best = ratio
+    if best == np.inf:
+        return -1
+    tie = TIE_TOL * (abs(best) + ratio_scale)
+    chosen = -1
+    for i in range(n):
+        a = sign * T[i, c]
+        if a > threshold and T[i, rhs] / a <= best + tie:
+            if basis[i] == z0_index:
+                return i
+            if chosen < 0:
+                chosen = i
+                continue
+            # lexicographic comparison of B^-1 rows (columns 0..n-1) scaled by 1/a
+            ac = sign * T[chosen, c]
+            for j in range(n):
+                x = T[i, j] / a
+                y = T[chosen, j] / ac
+                scale = max(abs(x), abs(y))
+                if x < y - TIE_TOL * scale:
+                    chosen = i
+                    break
+                if x > y + TIE_TOL * scale:
+                    break
+    return chosen
+
+
+@nb.njit(cache=True)
+def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
+    """Lemke's algorithm on ``LCP(M, q)`` with covering vector ``d``; no allocation.
+
+    Parameters
+    ----------
+    M : (n, n) float64 array, already equilibrated by the caller if wanted
+    q : (n,) float64 array
+    d : (n,) float64 array, positive covering vector
+    max_pivots : int
+    T : (n, 2n + 2) float64 work array (tableau)
+    basis : (n,) int64 work array (basic variable of each row: w_i = i,
+        z_j = n + j, z0 = 2n)
+    z, w : (n,) float64 output arrays
+
+    Returns
+    -------
+    status : int
+        0 solved (not yet verified: see :func:`finish_solution`), 1 ray,
+        2 pivot limit.
+    pivots : int
+    """
+    n = q.shape[0]
+    z0 = 2 * n
+    rhs = 2 * n + 1
+    qmin = 0.0
+    qscale = 0.0
+    for i in range(n):
+        if q[i] < qmin:
+            qmin = q[i]
+        if abs(q[i]) > qscale:
+            qscale = abs(q[i])
+    if qmin >= 0.0:
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        return 0, 0
+    for i in range(n):
+        for j in range(2 * n + 2):
+            T[i, j] = 0.0
+        T[i, i] = 1.0
+        for j in range(n):
+            T[i, n + j] = -M[i, j]
+        T[i, z0] = -d[i]
+        T[i, rhs] = q[i]
+        basis[i] = i
+    r = _ratio_test(T, z0, -1.0, basis, -1, qscale)
+    _pivot(T, r, z0)
+    leaving = basis[r]
+    basis[r] = z0
+    entering = leaving + n  # complement of w_r is z_r
+    pivots = 1
+    status = 2
+    while pivots < max_pivots:
+        r = _ratio_test(T, entering, 1.0, basis, z0, qscale)
+        if r < 0:
+            status = 1
+            break
+        _pivot(T, r, entering)
+        pivots += 1
+        leaving = basis[r]
+        basis[r] = entering
+        if leaving == z0:
+            status = 0
+            break
+        entering = leaving + n if leaving < n else leaving - n
+    for i in range(n):
+        z[i] = 0.0
+    for i in range(n):
+        b = basis[i]
+        if n <= b < 2 * n:
+            z[b - n] = T[i, rhs]
+    return status, pivots
+
+
+@nb.njit(cache=True)
+def refine_and_verify(M, Ms, q, qs, T, basis, z, w, row_scale, col_scale):
+    """Refine the final basic solution, map it back to the original space, verify it.
+
+    ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
+    ``T`` (final basis ``basis``) was built from.  Two steps of iterative
+    refinement re-solve the basic system ``B x_B = qs`` with the tableau's
+    ``B^-1 = T[:, :n]``.  Then ``z = C z_scaled`` is checked against the
+    original ``M, q``: negatives within tolerance are clipped to zero and the
+    relative residual ``max_i |min(z_i, w_i)| / (|q|_inf + |M|_inf |z|_inf)``
+    (worst negative ``z`` included) is returned; ``w = M z + q`` on exit.
+    """
+    n = q.shape[0]
+    rhs = 2 * n + 1
+    scratch = 2 * n  # the z0 column is free once z0 has left the basis
+    for _ in range(2):
+        for i in range(n):
+            T[i, scratch] = 0.0
+            z[i] = 0.0
+        for i in range(n):
+            b = basis[i]
+            if b < n:
+                T[b, scratch] = T[i, rhs]        # basic w_b value
+            elif b < 2 * n:
+                z[b - n] = T[i, rhs]             # basic z value (scaled)
+        for i in range(n):                       # r = qs - w_B + Ms z
+            acc = qs[i] - T[i, scratch]
+            for j in range(n):
+                acc += Ms[i, j] * z[j]
+            w[i] = acc
+        for i in range(n):                       # x_B += B^-1 r
+            delta = 0.0
+            for k in range(n):
+                delta += T[i, k] * w[k]
+            T[i, rhs] += delta
+    for i in range(n):
+        z[i] = 0.0
+    for i in range(n):
+        b = basis[i]
+        if n <= b < 2 * n:
+            z[b - n] = T[i, rhs] * col_scale[b - n]
+    worst_negative = 0.0
+    zmax = 0.0
+    for j in range(n):
+        if z[j] < worst_negative:
+            worst_negative = z[j]
+        if z[j] < 0.0:
+            z[j] = 0.0
+        if z[j] > zmax:
+            zmax = z[j]
+    qmax = 0.0
+    mmax = 0.0
+    for i in range(n):
+        if abs(q[i]) > qmax:
+            qmax = abs(q[i])
+        rowsum = 0.0
+        acc = q[i]
+        for j in range(n):
+            rowsum += abs(M[i, j])
+            acc += M[i, j] * z[j]
+        w[i] = acc
+        if rowsum > mmax:
+            mmax = rowsum
+    scale = qmax + mmax * zmax
+    if scale == 0.0:
+        scale = 1.0
+    res = 0.0
+    if worst_negative < 0.0:
+        res = -worst_negative
+    for i in range(n):
+        c = abs(min(z[i], w[i]))
+        if c > res:
+            res = c
+    return res / scale
+
+
+@nb.njit(cache=True)
+def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_scale):
+    """Solve LCP(M, q) given its equilibrated copy ``Ms = R M C``; returns (status, pivots, residual).
+
+    ``qs`` is a work array for ``R q``.  Status 3 (numerical) replaces 0 when
+    the verified residual exceeds :data:`VERIFY_TOL`.
+    """
+    n = q.shape[0]
+    for i in range(n):
+        qs[i] = row_scale[i] * q[i]
+    status, pivots = lemke_kernel(Ms, qs, d, max_pivots, T, basis, z, w)
+    if pivots == 0:
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+        return status, pivots, 0.0
+    if status != 0:
+        return status, pivots, np.inf
+    res = refine_and_verify(M, Ms, q, qs, T, basis, z, w, row_scale, col_scale)
+    if res > VERIFY_TOL:
+        status = 3
+    return status, pivots, res
+
+
+class LemkeWorkspace:
+    """Preallocated buffers and the equilibrated matrix for repeated solves with one ``M``.
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n)
+    max_pivots : int, optional
+        Default ``max(1000, 50 n)``.
+    """
+
+    def __init__(self, M, *, max_pivots=None):
+        M = np.ascontiguousarray(M, dtype=float)
+        n = M.shape[0]
+        self.n = n
+        self.M = M
+        self.row_scale = np.ones(n)
+        self.col_scale = np.ones(n)
+        equilibrate(M, self.row_scale, self.col_scale)
+        self.Ms = np.ascontiguousarray(self.row_scale[:, None] * M * self.col_scale[None, :])
+        self.max_pivots = int(max_pivots) if max_pivots is not None else max(1000, 50 * n)
+        self.T = np.empty((n, 2 * n + 2))
+        self.basis = np.empty(n, dtype=np.int64)
+        self.qs = np.empty(n)
+        self.ones = np.ones(n)
+
+
+def _check_lcp(M, q):
+    M = np.asarray(M, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"`M` must be a square matrix; got shape {M.shape}.")
+    if q.shape != (M.shape[0],):
+        raise ValueError(f"`q` must have shape ({M.shape[0]},) to match `M`; got {q.shape}.")
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
+        raise ValueError("`M` and `q` must be finite (no NaN or inf).")
+    return np.ascontiguousarray(M), np.ascontiguousarray(q)
+
+
+def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
+    """Solve the LCP ``z >= 0, w = M z + q >= 0, z^T w = 0`` by Lemke's method.
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n)
+    q : array_like, shape (n,)
+    max_pivots : int, optional
+        Pivot limit (default ``max(1000, 50 n)``).
+    covering : array_like, shape (n,), optional
+        Positive covering vector in the equilibrated coordinates (default
+        ones).  Different covering vectors can reach different solutions of
+        a non-unique LCP.
+    workspace : LemkeWorkspace, optional
+        Reuse buffers and the equilibration of a previous call with the same M.
+
+    Returns
+    -------
+    LCPResult
+        ``z, w, status, pivots, residual``; ``success`` is true only if the
+        answer was verified against the original data.
+
+    Examples
+    --------
+    >>> r = lemke([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
+    >>> r.success, np.round(r.z, 12).tolist()
+    (True, [1.333333333333, 2.333333333333])
+    """
+    M, q = _check_lcp(M, q)
+    n = M.shape[0]
+    if workspace is None or workspace.n != n or not np.array_equal(workspace.M, M):
+        workspace = LemkeWorkspace(M, max_pivots=max_pivots)
+    max_piv = workspace.max_pivots if max_pivots is None else int(max_pivots)
+    if covering is None:
+        d = workspace.ones
+    else:
+        d = np.ascontiguousarray(covering, dtype=float)
+        if d.shape != (n,) or not np.all(d > 0):
+            raise ValueError(f"`covering` must be a positive vector of shape ({n},).")
+    z = np.zeros(n)
+    w = np.zeros(n)
+    status, pivots, res = solve_scaled(
+        workspace.M, workspace.Ms, q, workspace.qs, d, max_piv,
+        workspace.T, workspace.basis, z, w, workspace.row_scale, workspace.col_scale)
+    return LCPResult(z, w, LCPStatus(status), int(pivots), float(res))
+
+
+def lcp_residual(M, q, z):
+    """Relative complementarity residual of ``z`` for LCP(M, q).
+
+    ``max_i |min(z_i, w_i)| / (|q|_inf + |M|_inf |z|_inf)`` with
+    ``w = M z + q``; zero exactly at a solution.
+    """
+    M = np.asarray(M, dtype=float)
+    q = np.asarray(q, dtype=float)
+    z = np.asarray(z, dtype=float)
+    w = M @ z + q
+    scale = np.max(np.abs(q), initial=0.0) + np.max(np.sum(np.abs(M), axis=1), initial=0.0) * np.max(np.abs(z), initial=0.0)
+    return float(np.max(np.abs(np.minimum(z, w)), initial=0.0) / (scale if scale > 0 else 1.0))
+
+
+# ----------------------------------------------------------------------------- enumeration
+@nb.njit(cache=True)
+def _solve_principal(M, q, members, k, A, b, x):
+    """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
+    for a in range(k):
+        for c in range(k):
+            A[a, c] = M[members[a], members[c]]
+        b[a] = -q[members[a]]
+    scale = 0.0
+    for a in range(k):
+        for c in range(k):
+            if abs(A[a, c]) > scale:
+                scale = abs(A[a, c])
+    for col in range(k):
+        p = col
+        big = abs(A[col, col])
+        for r in range(col + 1, k):
+            if abs(A[r, col]) > big:
+                big = abs(A[r, col])
+                p = r
+        if big <= 1e-12 * scale:
+            return False
+        if p != col:
+            for c in range(k):
+                tmp = A[col, c]
+                A[col, c] = A[p, c]
+                A[p, c] = tmp
+            tmp = b[col]
+            b[col] = b[p]
+            b[p] = tmp
+        for r in range(col + 1, k):
+            f = A[r, col] / A[col, col]
+            if f != 0.0:
+                for c in range(col, k):
+                    A[r, c] -= f * A[col, c]
+                b[r] -= f * b[col]
+    for r in range(k - 1, -1, -1):
+        acc = b[r]
+        for c in range(r + 1, k):
+            acc -= A[r, c] * x[c]
+        x[r] = acc / A[r, r]
+    return True
+
+
+@nb.njit(cache=True)
+def _enumerate_kernel(M, q, out, tol):
+    n = q.shape[0]
+    members = np.empty(n, dtype=np.int64)
+    A = np.empty((n, n))
+    b = np.empty(n)
+    x = np.empty(n)
+    z = np.empty(n)
+    count = 0
+    qscale = 0.0
+    for i in range(n):
+        qscale = max(qscale, abs(q[i]))
+    for mask in range(1 << n):
+        k = 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                members[k] = i
+                k += 1
+        if k > 0:
+            if not _solve_principal(M, q, members, k, A, b, x):
+                continue
+        for i in range(n):
+            z[i] = 0.0
+        zmax = 0.0
+        ok = True
+        for a in range(k):
+            z[members[a]] = x[a]
+            zmax = max(zmax, abs(x[a]))
+        scale = qscale
+        mrow = 0.0
+        for i in range(n):
+            rs = 0.0
+            for j in range(n):
+                rs += abs(M[i, j])
+            mrow = max(mrow, rs)
+        scale = qscale + mrow * zmax
+        if scale == 0.0:
+            scale = 1.0
+        for a in range(k):
+            if x[a] < -tol * scale:
+                ok = False
+        if not ok:
+            continue
+        for i in range(n):
+            if (mask >> i) & 1:
+                continue
+            acc = q[i]
+            for j in range(n):
+                acc += M[i, j] * z[j]
+            if acc < -tol * scale:
+                ok = False
+                break
+        if not ok:
+            continue
+        # deduplicate
+        dup = False
+        for s in range(count):
+            same = True
+            for i in range(n):
+                if abs(out[s, i] - max(z[i], 0.0)) > 1e-9 * scale:
+                    same = False
+                    break
+            if same:
+                dup = True
+                break
+        if dup:
+            continue
+        if count >= out.shape[0]:
+            return -1
+        for i in range(n):
+            out[count, i] = max(z[i], 0.0)
+        count += 1
+    return count
+
+
+def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):
+    """Every distinct complementary solution of a small LCP, by enumerating bases.
+
+    For each index set S (2^n of them) the principal system
+    ``M[S, S] z_S = -q[S]`` is solved; the point is kept if ``z_S >= 0`` and
+    ``w = M z + q >= 0`` off S (within ``tol`` relative).  Singular principal
+    submatrices are skipped, so for LCPs with a continuum of solutions only
+    the vertices reached by nonsingular bases are returned.
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n), with n <= 22
+    q : array_like, shape (n,)
+
+    Returns
+    -------
+    ndarray, shape (k, n)
+        The distinct solutions z (rows), in enumeration order.
+    """
+    M, q = _check_lcp(M, q)
+    n = M.shape[0]
+    if n > 22:
+        raise ValueError(f"`M` is too large to enumerate bases: n = {n} > 22.")
+    out = np.empty((max_solutions, n))
+    count = _enumerate_kernel(M, q, out, tol)
+    if count < 0:
+        raise ValueError(f"more than `max_solutions` = {max_solutions} solutions; raise it.")
+    return out[:count].copy()

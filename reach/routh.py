@@ -1,0 +1,292 @@
+"""The Routh multi-impact step (paper eq. 72-75) and Algorithms 1-2 as jitted kernels.
+
+One Routh step, given the velocity v and a per-contact normal-impulse cap
+``lambda_max >= 0``, solves ``LCP(W, w)`` with ``z = [beta; lambda_n;
+lambda_D; gamma]``, ``w = [lambda_max; Jbar v; 0]`` (eq. 75) and moves to
+
+    v' = v + M^-1 Jbar^T [lambda_n; lambda_D]                       (75c)
+
+which never raises kinetic energy (Theorem 7).  Algorithm 1 repeats steps
+with ``lambda_max = h p``, ``p`` in ``[0, 1]^m``, while some contact is
+colliding and fewer than N steps were taken.  Algorithm 2 runs many samples
+and closes each still-colliding one with a step of ``lambda_max = eps / (3
+psi) 1`` before dropping what still collides.  (A sample that already
+ended non-colliding is left alone: by Lemma 8 that closing step is the
+identity there.)
+
+Non-unique steps.  Where a step's LCP has several solutions with different
+v' (Assumption 6 fails: compass gait, RAMone), the pick matters.  With
+``choice = CHOICE_RANDOM`` every step uses a random covering vector for
+Lemke's method (log-uniform entries in [1/ratio, ratio], drawn from a
+counter-based hash of (seed, sample, step)), which reaches different
+solutions of a non-unique LCP; ``CHOICE_FIRST`` always uses the covering
+vector of ones (a deterministic single pick).
+
+Kernels take contiguous arrays and scalars only, write into given buffers
+and return status codes; :mod:`reach.sampler` is the Python layer.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from reach.lcp import LemkeWorkspace, solve_scaled
+
+CHOICE_FIRST = 0
+CHOICE_RANDOM = 1
+
+#: Spread of the random covering vectors: entries are log-uniform in [1/R, R].
+COVERING_RATIO = 1e3
+
+# Sample status codes
+SAMPLE_OK = 0
+SAMPLE_LCP_FAILED = 1  # a step's LCP was not solved; the sample stopped there
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True)
+def _splitmix64(x):
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def hashed_uniform(seed, stream, index, coordinate):
+    """A uniform number in [0, 1) fixed by (seed, stream, index, coordinate).
+
+    Counter-based: the value depends on nothing else (not on thread or chunk),
+    so parallel runs reproduce serial ones exactly.
+    """
+    x = _splitmix64(np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)))
+    x = _splitmix64(x ^ np.uint64(index))
+    x = _splitmix64(x ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
+    return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True)
+def uniform_block(seed, stream, start, out):
+    """Fill ``out`` (count, d) with hashed uniforms for sample indices start..start+count-1."""
+    for s in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[s, j] = hashed_uniform(seed, stream, start + s, j)
+
+
+@nb.njit(cache=True)
+def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambda_max,
+                      d, max_pivots, q, qs, T, basis, z, wout, v_next):
+    """One Routh step (eq. 75): fill ``v_next``; return (status, pivots, residual).
+
+    ``q, qs, T, basis, z, wout`` are work buffers of the LCP size n; ``d``
+    the covering vector.  On a failed solve ``v_next`` is a copy of ``v``.
+    """
+    n = q.shape[0]
+    nb_ = Jbar.shape[0]
+    nv = v.shape[0]
+    for i in range(m):
+        q[i] = lambda_max[i]
+    for r in range(nb_):
+        acc = 0.0
+        for j in range(nv):
+            acc += Jbar[r, j] * v[j]
+        q[m + r] = acc
+    for i in range(m + nb_, n):
+        q[i] = 0.0
+    status, pivots, res = solve_scaled(W, Ws, q, qs, d, max_pivots, T, basis, z, wout,
+                                       row_scale, col_scale)
+    for j in range(nv):
+        v_next[j] = v[j]
+    if status != 0:
+        return status, pivots, res
+    for r in range(nb_):
+        lam = z[m + r]
+        if lam != 0.0:
+            for j in range(nv):
+                v_next[j] += Minv_JbarT[j, r] * lam
+    return status, pivots, res
+
+
+@nb.njit(cache=True)
+def _colliding(Jn, v, tol):
+    for i in range(Jn.shape[0]):
+        acc = 0.0
+        for j in range(Jn.shape[1]):
+            acc += Jn[i, j] * v[j]
+        if acc < -tol:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def _fill_covering(d, choice, seed, sample, step):
+    if choice == CHOICE_FIRST:
+        for i in range(d.shape[0]):
+            d[i] = 1.0
+    else:
+        logr = np.log(COVERING_RATIO)
+        for i in range(d.shape[0]):
+            u = hashed_uniform(seed, 1, sample, step * d.shape[0] + i)
+            d[i] = np.exp(logr * (2.0 * u - 1.0))
+
+
+@nb.njit(cache=True)
+def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P, h, eps_lambda,
+                       colliding_tol, choice, seed, first_index, max_pivots,
+                       V_out, solves_out, terminated_out, kept_out, status_out, residual_out,
+                       paths_out, path_len_out):
+    """Algorithm 1 for every row of ``P`` plus Algorithm 2's closing step; no per-sample Python.
+
+    Parameters
+    ----------
+    P : (S, N, m) float array of p values in [0, 1] (``lambda_max = h p``)
+    first_index : int
+        Global index of ``P[0]`` (randomness is keyed by the global index).
+    V_out : (S, nv) final velocities
+    solves_out : (S,) int64 LCP solves per sample (closing step included)
+    terminated_out : (S,) bool, Algorithm 1 ended non-colliding within N steps
+    kept_out : (S,) bool, non-colliding after the closing step (in the set)
+    status_out : (S,) int64 sample status (0 ok, 1 an LCP failed)
+    residual_out : (S,) worst relative complementarity residual over the steps
+    paths_out : (K, N + 2, nv) velocity paths of the first K samples (K may be 0)
+    path_len_out : (K,) number of valid rows in each path
+    """
+    S = P.shape[0]
+    N = P.shape[1]
+    m = Jn.shape[0]
+    nv = v0.shape[0]
+    n = W.shape[0]
+    q = np.empty(n)
+    qs = np.empty(n)
+    T = np.empty((n, 2 * n + 2))
+    basis = np.empty(n, dtype=np.int64)
+    z = np.empty(n)
+    wout = np.empty(n)
+    d = np.empty(n)
+    lam = np.empty(m)
+    v = np.empty(nv)
+    v_next = np.empty(nv)
+    K = paths_out.shape[0]
+    for s in range(S):
+        gidx = first_index + s
+        for j in range(nv):
+            v[j] = v0[j]
+        if s < K:
+            for j in range(nv):
+                paths_out[s, 0, j] = v[j]
+            path_len_out[s] = 1
+        solves = 0
+        worst = 0.0
+        sample_status = 0
+        step = 0
+        while step < N and _colliding(Jn, v, colliding_tol):
+            for i in range(m):
+                lam[i] = h * P[s, step, i]
+            _fill_covering(d, choice, seed, gidx, step)
+            status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT,
+                                                    m, v, lam, d, max_pivots, q, qs, T, basis, z,
+                                                    wout, v_next)
+            solves += 1
+            step += 1
+            if status != 0:
+                sample_status = 1
+                break
+            if res > worst:
+                worst = res
+            for j in range(nv):
+                v[j] = v_next[j]
+            if s < K:
+                for j in range(nv):
+                    paths_out[s, path_len_out[s], j] = v[j]
+                path_len_out[s] += 1
+        colliding = _colliding(Jn, v, colliding_tol)
+        terminated_out[s] = (not colliding) and sample_status == 0
+        if colliding and sample_status == 0:
+            for i in range(m):
+                lam[i] = eps_lambda
+            _fill_covering(d, choice, seed, gidx, N)
+            status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT,
+                                                    m, v, lam, d, max_pivots, q, qs, T, basis, z,
+                                                    wout, v_next)
+            solves += 1
+            if status != 0:
+                sample_status = 1
+            else:
+                if res > worst:
+                    worst = res
+                for j in range(nv):
+                    v[j] = v_next[j]
+                if s < K:
+                    for j in range(nv):
+                        paths_out[s, path_len_out[s], j] = v[j]
+                    path_len_out[s] += 1
+            colliding = _colliding(Jn, v, colliding_tol)
+        for j in range(nv):
+            V_out[s, j] = v[j]
+        solves_out[s] = solves
+        kept_out[s] = (not colliding) and sample_status == 0
+        status_out[s] = sample_status
+        residual_out[s] = worst
+
+
+class RouthKernelData:
+    """The problem's arrays in the form the kernels take (built once per problem)."""
+
+    def __init__(self, problem, *, max_pivots=None):
+        ws = LemkeWorkspace(problem.W, max_pivots=max_pivots)
+        self.problem = problem
+        self.W = ws.M
+        self.Ws = ws.Ms
+        self.row_scale = ws.row_scale
+        self.col_scale = ws.col_scale
+        self.max_pivots = ws.max_pivots
+        self.Jbar = np.ascontiguousarray(problem.Jbar)
+        self.Minv_JbarT = np.ascontiguousarray(problem.Minv_JbarT)
+        self.Jn = np.ascontiguousarray(problem.Jn)
+        self.v0 = np.ascontiguousarray(problem.v)
+        self.m = problem.m
+        self.n = problem.lcp_size
+
+
+def routh_step(problem, v, lambda_max, *, covering=None, data=None):
+    """One Routh step from velocity ``v`` with normal-impulse caps ``lambda_max``.
+
+    Parameters
+    ----------
+    problem : ImpactProblem
+    v : array_like, shape (nv,)
+    lambda_max : float or array_like, shape (m,), >= 0
+    covering : array_like, shape (n,), optional
+        Lemke covering vector (default ones); see :mod:`reach.routh`.
+
+    Returns
+    -------
+    v_next : ndarray, shape (nv,)
+    z : ndarray, shape (n,)
+        The LCP solution ``[beta; lambda_n; lambda_D; gamma]``.
+    status : reach.lcp.LCPStatus
+    residual : float
+        Relative complementarity residual against the original data.
+    """
+    from reach.lcp import LCPStatus
+
+    data = data or RouthKernelData(problem)
+    v = np.ascontiguousarray(v, dtype=float)
+    if v.shape != (problem.nv,):
+        raise ValueError(f"`v` must have shape ({problem.nv},); got {v.shape}.")
+    lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda_max, dtype=float), (problem.m,)))
+    if np.any(lam < 0) or not np.all(np.isfinite(lam)):
+        raise ValueError("`lambda_max` must be finite and >= 0.")
+    n = data.n
+    d = np.ones(n) if covering is None else np.ascontiguousarray(covering, dtype=float)
+    if d.shape != (n,) or not np.all(d > 0):
+        raise ValueError(f"`covering` must be a positive vector of shape ({n},).")
+    q, qs, z, wout, v_next = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(problem.nv))
+    T = np.empty((n, 2 * n + 2))
+    basis = np.empty(n, dtype=np.int64)
+    status, _, res = routh_step_kernel(data.W, data.Ws, data.row_scale, data.col_scale, data.Jbar,
+                                       data.Minv_JbarT, problem.m, v, lam, d, data.max_pivots,
+                                       q, qs, T, basis, z, wout, v_next)
+    return v_next, z.copy(), LCPStatus(status), float(res)
