@@ -133,6 +133,22 @@ def _fill_covering(d, choice, seed, sample, step):
 
 
 @nb.njit(cache=True)
+def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, choice, seed, sample,
+                 step, max_pivots, q, qs, T, basis, z, wout, v_next):
+    """A Routh step with the sample's covering vector; on a failed solve, retry with
+    the covering vector of ones.  Returns (status, residual, LCP solves used)."""
+    _fill_covering(d, choice, seed, sample, step)
+    status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam,
+                                            d, max_pivots, q, qs, T, basis, z, wout, v_next)
+    if status == 0 or choice == CHOICE_FIRST:
+        return status, res, 1
+    _fill_covering(d, CHOICE_FIRST, seed, sample, step)
+    status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam,
+                                            d, max_pivots, q, qs, T, basis, z, wout, v_next)
+    return status, res, 2
+
+
+@nb.njit(cache=True)
 def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P, h, eps_lambda,
                        colliding_tol, choice, seed, first_index, max_pivots,
                        V_out, solves_out, terminated_out, kept_out, status_out, residual_out,
@@ -184,11 +200,10 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
         while step < N and _colliding(Jn, v, colliding_tol):
             for i in range(m):
                 lam[i] = h * P[s, step, i]
-            _fill_covering(d, choice, seed, gidx, step)
-            status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT,
-                                                    m, v, lam, d, max_pivots, q, qs, T, basis, z,
-                                                    wout, v_next)
-            solves += 1
+            status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
+                                              lam, d, choice, seed, gidx, step, max_pivots, q, qs, T,
+                                              basis, z, wout, v_next)
+            solves += tries
             step += 1
             if status != 0:
                 sample_status = 1
@@ -206,11 +221,10 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
         if colliding and sample_status == 0:
             for i in range(m):
                 lam[i] = eps_lambda
-            _fill_covering(d, choice, seed, gidx, N)
-            status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT,
-                                                    m, v, lam, d, max_pivots, q, qs, T, basis, z,
-                                                    wout, v_next)
-            solves += 1
+            status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
+                                              lam, d, choice, seed, gidx, N, max_pivots, q, qs, T,
+                                              basis, z, wout, v_next)
+            solves += tries
             if status != 0:
                 sample_status = 1
             else:

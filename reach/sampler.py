@@ -91,7 +91,7 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol"):
 
         engine = qmc.Sobol(d=dim, scramble=True, seed=seed)
         if start:
-            engine.fast_forward(start)
+            engine.fast_forward(int(start))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # balance warning for non-powers of 2
             P = engine.random(count)

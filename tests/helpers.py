@@ -1,0 +1,70 @@
+"""Shared test helpers: hand-built paper problems, random problems and certificate checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach import ImpactProblem
+from reach.lcp import lcp_residual
+
+G = 9.81
+
+
+def hand_rocking_block():
+    """SPEC §4.1 by hand: 1 x 2 m box, 1 kg, flat on the floor, falling at sqrt(2 g 0.01)."""
+    w, h, m = 1.0, 2.0, 1.0
+    inertia = m * (w**2 + h**2) / 12
+    M = np.diag([m, m, inertia])
+    # corner r = (rx, ry) from the centre at theta = 0: velocity (vx - w ry, vy + w rx)
+    Jn = np.array([[0.0, 1.0, -w / 2], [0.0, 1.0, w / 2]])     # A bottom-left, B bottom-right
+    Jt = np.array([[1.0, 0.0, h / 2], [1.0, 0.0, h / 2]])      # t = (n_y, -n_x) = (1, 0)
+    v = np.array([0.0, -np.sqrt(2 * G * 0.01), 0.0])
+    return ImpactProblem(M, Jn, Jt, 1.0, v)
+
+
+def hand_compass_gait(omega=0.25):
+    """SPEC §4.3 by hand: q = [x, y, th_lead, th_trail]; foot = hip + (sin th, -cos th)."""
+    th = np.deg2rad(78.0)
+    q = np.array([-np.sin(th), np.cos(th), -th, th])
+    v = np.array([-np.cos(th) * omega, -np.sin(th) * omega, omega, omega])
+    M = np.zeros((4, 4))
+    for leg in (2, 3):  # 1 kg point mass 0.5 m from the hip on each leg
+        J = np.zeros((2, 4))
+        J[0, 0] = J[1, 1] = 1.0
+        J[0, leg] = 0.5 * np.cos(q[leg])
+        J[1, leg] = 0.5 * np.sin(q[leg])
+        M += J.T @ J
+    Jn, Jt = np.zeros((2, 4)), np.zeros((2, 4))
+    for contact, leg in enumerate((2, 3)):  # A leading foot, B trailing foot
+        Jn[contact, 1], Jn[contact, leg] = 1.0, np.sin(q[leg])
+        Jt[contact, 0], Jt[contact, leg] = 1.0, np.cos(q[leg])
+    return ImpactProblem(M, Jn, Jt, 5.0, v)
+
+
+def random_problem(rng, *, m=None, nv=None, planar=True, mu=None, k=None):
+    """A random impact problem with SPD M, random Jacobians, at least one colliding contact."""
+    m = int(rng.integers(1, 4)) if m is None else m
+    nv = int(rng.integers(m + 1, m + 5)) if nv is None else nv
+    A = rng.normal(size=(nv, nv))
+    M = A @ A.T + 0.1 * np.eye(nv)
+    M *= 10.0 ** rng.uniform(-2, 2)
+    Jn = rng.normal(size=(m, nv))
+    Jt = rng.normal(size=(m if planar else 2 * m, nv))
+    if mu is None:
+        mu = 10.0 ** rng.uniform(-2, 5, size=m) * (rng.random(m) > 0.15)
+    v = rng.normal(size=nv)
+    # make contact 0 colliding
+    v -= (Jn[0] @ v + abs(rng.normal()) + 0.1) * Jn[0] / (Jn[0] @ Jn[0])
+    return ImpactProblem(M, Jn, Jt, mu, v, friction_directions=k)
+
+
+def assert_lcp_solution(M, q, z, tol=1e-9):
+    """z solves LCP(M, q) to a relative residual ``tol``."""
+    res = lcp_residual(M, q, z)
+    assert res <= tol, f"complementarity residual {res:.3e} > {tol:.1e}"
+
+
+def assert_energy_non_increasing(problem, v_before, v_after, rtol=1e-10):
+    e0 = problem.kinetic_energy(v_before)
+    e1 = problem.kinetic_energy(v_after)
+    assert np.all(e1 <= e0 * (1 + rtol) + 1e-300), f"kinetic energy rose: {e0} -> {np.max(e1)}"
