@@ -340,3 +340,17 @@ def test_massless_degrees_of_freedom_are_reported_by_name():
     assert model.mass_matrix([0.0, 0.0, 0.0, 0.0], check=False)[3, 3] == 0.0
     model.add_mass("link", 0.5, offset=(1.0, 0.0))
     assert np.linalg.eigvalsh(model.mass_matrix([0.0, 0.0, 0.0, 0.0]))[0] > 0
+
+
+def test_user_example_runs(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "examples" / "user_planar_system.py"
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(script.parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, check=True,
+                         env=env)
+    assert "ImpactProblem(m=2, nv=3, planar, contacts=['A', 'B'])" in out.stdout
