@@ -153,6 +153,21 @@ def _pivot(T, r, c):
 
 
 @nb.njit(cache=True)
+def _clamp_rhs(T):
+    """Basic values are nonnegative in exact arithmetic; clear rounding noise below zero.
+
+    Ratio ties are resolved with a relative tolerance, so a pivot may leave a
+    tied row at -1e-16 instead of 0; left alone, such a sign error can end the
+    path on a false ray.  The final refinement re-solves the basis against the
+    original data, so clearing the noise costs no accuracy.
+    """
+    rhs = T.shape[1] - 1
+    for i in range(T.shape[0]):
+        if T[i, rhs] < 0.0:
+            T[i, rhs] = 0.0
+
+
+@nb.njit(cache=True)
 def _ratio_test(T, c, sign, basis, z0_index, ratio_scale):
     """Lexicographic minimum-ratio row for entering column ``c`` (or -1: ray).
 
@@ -250,17 +265,38 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
         basis[i] = i
     r = _ratio_test(T, z0, -1.0, basis, -1, qscale)
     _pivot(T, r, z0)
+    _clamp_rhs(T)
     leaving = basis[r]
     basis[r] = z0
     entering = leaving + n  # complement of w_r is z_r
     pivots = 1
     status = 2
+    zero = 1e-13 * qscale
     while pivots < max_pivots:
         r = _ratio_test(T, entering, 1.0, basis, z0, qscale)
+        if r < 0 or T[r, rhs] > zero:
+            # Degenerate exit: when z0 is basic at value zero the current point is already
+            # complementary; pivot z0 out on an entry of either sign (the entering variable
+            # enters at zero, every basic value is unchanged).  This avoids false rays of
+            # copositive (not copositive-plus) matrices such as the Routh-step W.
+            for i in range(n):
+                if basis[i] == z0 and T[i, rhs] <= zero:
+                    colmax = 0.0
+                    for k in range(n):
+                        colmax = max(colmax, abs(T[k, entering]))
+                    if abs(T[i, entering]) > PIVOT_TOL * colmax:
+                        r = i
+                    elif r < 0:
+                        r = -2  # z0 is zero but cannot pivot: the point is a solution as it stands
+                    break
+        if r == -2:
+            status = 0
+            break
         if r < 0:
             status = 1
             break
         _pivot(T, r, entering)
+        _clamp_rhs(T)
         pivots += 1
         leaving = basis[r]
         basis[r] = entering

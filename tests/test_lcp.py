@@ -195,3 +195,15 @@ def test_all_solutions_finds_every_solution_of_a_nonunique_lcp():
     assert len(sols) == 3
     for e in expected:
         assert np.min(np.max(np.abs(sols - e), axis=1)) < 1e-12
+
+
+def test_copositive_routh_matrix_with_rounding_noise_does_not_end_on_a_false_ray():
+    # A single sticking contact at the end of an impact: q carries 1e-16 noise on the friction
+    # rows.  W is copositive but not copositive-plus; a naive degenerate pivot ends on a ray
+    # although z0 is already zero.
+    W = np.array([[0, -1, 0, 0, 0], [1, 69.592, -108.71, 108.71, 0], [0, -108.71, 827.89, -827.89, 1],
+                  [0, 108.71, -827.89, 827.89, 1], [0, 66820, -1, -1, 0]], float)
+    q = np.array([1.7124, 2.1889e-16, 9.5623e-16, -9.5623e-16, 0])
+    res = lemke(W, q)
+    assert res.success, res.message
+    assert_lcp_solution(W, q, res.z, tol=1e-12)

@@ -1,0 +1,142 @@
+"""Algorithms 1-2: termination, filtering, reproducibility and the paper's hand-built examples."""
+
+import numpy as np
+import pytest
+
+from helpers import hand_compass_gait, hand_rocking_block, random_problem
+from reach import ImpactProblem, PostImpactSet, sample_post_impact_set
+from reach.baselines import routh_single_contact, sequential, simultaneous
+
+
+@pytest.fixture(scope="module")
+def block_set():
+    p = hand_rocking_block()
+    return p, sample_post_impact_set(p, 2**14, h=0.3, max_steps=10, keep_paths=64)
+
+
+def test_outcomes_are_non_colliding_and_dissipative(block_set):
+    p, result = block_set
+    assert len(result) > 0.99 * 2**14
+    normal = p.normal_velocities(result.velocities)
+    assert np.all(normal >= -p.colliding_tol)
+    e0 = p.kinetic_energy(p.v)
+    assert np.all(p.kinetic_energy(result.all_velocities) <= e0 * (1 + 1e-12))
+    assert result.residual.max() <= 1e-9
+    # a terminated sample needs no closing step and is kept
+    assert np.all(result.kept[result.terminated])
+    # what is dropped still collides
+    dropped = result.all_velocities[~result.kept]
+    assert np.all(p.is_colliding(dropped)) if len(dropped) else True
+
+
+def test_paths_are_monotone_in_energy(block_set):
+    p, result = block_set
+    assert len(result.paths) == 64
+    for path in result.paths:
+        e = p.kinetic_energy(path)
+        assert np.all(np.diff(e) <= 1e-12 * e[0])
+        np.testing.assert_array_equal(path[0], p.v)
+
+
+def test_rocking_block_contains_simultaneous_and_both_sequential_outcomes(block_set):
+    p, result = block_set
+    sim = simultaneous(p)
+    assert len(sim) == 1
+    np.testing.assert_allclose(sim[0], 0.0, atol=1e-12)           # rest
+    v0 = abs(p.v[1])
+    eps = 0.02 * v0
+    assert result.distance_to(sim[0]) <= eps
+    for first in ("A", "B"):
+        seq = sequential(p, first)
+        assert seq.terminated
+        assert result.distance_to(seq.velocity) <= eps, first
+
+
+def test_compass_gait_default_set_holds_all_three_simultaneous_outcomes():
+    p = hand_compass_gait()
+    sim = simultaneous(p)
+    assert len(sim) == 3            # Remy 2017: B lifts off, B slides, B sticks
+    default = sample_post_impact_set(p, 2**15, h=0.25, max_steps=5)
+    first = sample_post_impact_set(p, 2**15, h=0.25, max_steps=5, solution_choice="first")
+    scale = np.max(np.abs(p.contact_velocities(p.v)))
+    d_default = default.distance_to(sim)
+    d_first = first.distance_to(sim)
+    assert np.all(d_default <= 0.01 * scale), d_default
+    # the single-solution set misses outcomes by a wide margin
+    assert np.max(d_first) >= 0.1 * scale, d_first
+    assert first.hausdorff(default) >= 0.1 * scale
+
+
+def test_single_contact_set_shrinks_onto_routh():
+    rng = np.random.default_rng(21)
+    for trial in range(5):
+        p = random_problem(rng, m=1, nv=3, mu=np.array([rng.uniform(0.1, 2.0)]))
+        v_routh, _ = routh_single_contact(p)
+        spreads = []
+        for h in (0.5, 0.05):
+            h_scaled = h * np.linalg.norm(p.contact_velocities(p.v)) / (p.Jn[0] @ np.linalg.solve(p.M, p.Jn[0]))
+            res = sample_post_impact_set(p, 256, h=h_scaled, max_steps=400, sequence="uniform")
+            assert len(res) == 256
+            spreads.append(np.max(res.distance_to(v_routh)))
+        scale = np.max(np.abs(p.contact_velocities(p.v)))
+        assert spreads[1] <= max(spreads[0], 1e-12 * scale) + 1e-12
+        assert spreads[1] <= 1e-6 * scale, (trial, spreads)
+
+
+def test_single_contact_point_mass_matches_hand_routh():
+    # point mass hitting the floor, sliding: mu = 0.2 stops the slide only partially
+    p = ImpactProblem(np.eye(2), [[0.0, 1.0]], [[1.0, 0.0]], 0.2, [1.0, -1.0])
+    v, _ = routh_single_contact(p)
+    np.testing.assert_allclose(v, [0.8, 0.0])
+    res = sample_post_impact_set(p, 64, h=0.3, max_steps=20)
+    np.testing.assert_allclose(res.velocities, np.tile([0.8, 0.0], (len(res), 1)), atol=1e-12)
+
+
+def test_same_seed_same_set_different_seed_different_samples():
+    p = hand_compass_gait()
+    a = sample_post_impact_set(p, 3000, h=0.25, max_steps=5, seed=7, chunk_size=1000)
+    b = sample_post_impact_set(p, 3000, h=0.25, max_steps=5, seed=7, chunk_size=777)
+    c = sample_post_impact_set(p, 3000, h=0.25, max_steps=5, seed=8)
+    np.testing.assert_array_equal(a.all_velocities, b.all_velocities)
+    np.testing.assert_array_equal(a.lcp_solves, b.lcp_solves)
+    assert not np.array_equal(a.all_velocities, c.all_velocities)
+    for sequence in ("uniform",):
+        u1 = sample_post_impact_set(p, 500, h=0.25, max_steps=5, seed=3, sequence=sequence, chunk_size=100)
+        u2 = sample_post_impact_set(p, 500, h=0.25, max_steps=5, seed=3, sequence=sequence)
+        np.testing.assert_array_equal(u1.all_velocities, u2.all_velocities)
+
+
+def test_save_load_round_trip(tmp_path, block_set):
+    _, result = block_set
+    path = result.save(tmp_path / "block.npz")
+    back = PostImpactSet.load(path)
+    np.testing.assert_array_equal(back.all_velocities, result.all_velocities)
+    assert len(back.paths) == len(result.paths)
+    assert back.hausdorff(result) == 0.0
+    assert back.summary()["lcps_per_sample"] == result.summary()["lcps_per_sample"]
+
+
+def test_summary_reports_table3_columns(block_set):
+    _, result = block_set
+    s = result.summary()
+    assert 1.0 <= s["lcps_per_sample"] <= 11.0
+    assert s["time_per_sample"] > 0 and s["time_per_lcp"] > 0
+    for name in ("A", "B"):
+        c = s["contacts"][name]
+        assert abs(c["lift_off"] + c["slide"] + c["stick"] - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(n_samples=0), "`n_samples` must be a positive integer"),
+    (dict(h=-1.0), "`h` must be a positive number"),
+    (dict(max_steps=0), "`max_steps` must be a positive integer"),
+    (dict(sequence="halton"), "`sequence` must be one of"),
+    (dict(solution_choice="best"), "`solution_choice` must be one of"),
+    (dict(eps=0.0), "`eps` must be a positive number"),
+])
+def test_bad_settings(kwargs, message):
+    args = dict(n_samples=10, h=0.3, max_steps=5)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        sample_post_impact_set(hand_rocking_block(), args.pop("n_samples"), args.pop("h"),
+                               args.pop("max_steps"), **args)
