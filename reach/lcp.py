@@ -72,6 +72,7 @@ _MESSAGES = {
 PIVOT_TOL = 1e-11     #: entering-column entries below this (x column scale) are not pivots
 TIE_TOL = 1e-9        #: ratios within this (x ratio scale) are ties
 VERIFY_TOL = 1e-9     #: relative complementarity residual accepted at the end
+ROW_FLOOR = 1e-3      #: row activities are floored at this fraction of the largest
 
 
 class LCPResult(NamedTuple):
@@ -314,40 +315,152 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
 
 
 @nb.njit(cache=True)
-def refine_and_verify(M, Ms, q, qs, T, basis, z, w, row_scale, col_scale):
-    """Refine the final basic solution, map it back to the original space, verify it.
+def residual_kernel(M, q, z, w, worst_negative):
+    """Dimensionless complementarity residual of ``z >= 0`` with ``w = M z + q`` given.
+
+    Per row, ``w_i`` is measured against the row's activity
+    ``s_i = |q_i| + sum_j |M_ij z_j|`` and ``z_i`` against ``max_j z_j``; the
+    residual is the largest of: negative ``w_i / s_i``, ``min(z_i / z_max,
+    |w_i| / s_i)`` (complementarity), and ``worst_negative / z_max`` (the most
+    negative entry of z before clipping).  Row-wise scaling matters when huge
+    friction coefficients (1e5) meet small Delassus entries (1e-4): a global
+    scale would hide velocity errors of 1e-3.  Rows whose activity is below
+    ``ROW_FLOOR`` of the busiest row's are measured against that floor, so
+    rounding noise in otherwise idle rows is not mistaken for an error.
+    """
+    n = q.shape[0]
+    zmax = 0.0
+    for j in range(n):
+        if z[j] > zmax:
+            zmax = z[j]
+    if zmax == 0.0:
+        zmax = 1e-300
+    res = -worst_negative / zmax if worst_negative < 0.0 else 0.0
+    smax = 0.0
+    for i in range(n):
+        s = abs(q[i])
+        for j in range(n):
+            s += abs(M[i, j] * z[j])
+        if s > smax:
+            smax = s
+    floor = max(ROW_FLOOR * smax, 1e-300)
+    for i in range(n):
+        s = abs(q[i])
+        for j in range(n):
+            s += abs(M[i, j] * z[j])
+        if s < floor:
+            s = floor
+        wi = w[i] / s
+        if wi < 0.0 and -wi > res:
+            res = -wi
+        c = min(z[i] / zmax, abs(wi))
+        if c > res:
+            res = c
+    return res
+
+
+@nb.njit(cache=True)
+def _basis_solve(Ms, qs, d, T, basis, perm, r):
+    """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
+
+    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
+    ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
+    z-columns hold the LU factors, the z0 column the right-hand side; the
+    basic values land in the rhs column (row c: the c-th basic variable).
+    Two steps of iterative refinement follow.  ``perm, r`` are n-vectors of
+    workspace.  Returns False (tableau values kept) if ``B`` is singular.
+    """
+    n = qs.shape[0]
+    rhs = 2 * n + 1
+    x = 2 * n
+    for c in range(n):
+        b = basis[c]
+        for i in range(n):
+            if b < n:
+                T[i, n + c] = 1.0 if i == b else 0.0
+            elif b < 2 * n:
+                T[i, n + c] = -Ms[i, b - n]
+            else:
+                T[i, n + c] = -d[i]
+    big = 0.0
+    for i in range(n):
+        for c in range(n):
+            big = max(big, abs(T[i, n + c]))
+    for col in range(n):
+        p = col
+        piv = abs(T[col, n + col])
+        for k in range(col + 1, n):
+            if abs(T[k, n + col]) > piv:
+                piv = abs(T[k, n + col])
+                p = k
+        perm[col] = p
+        if piv <= 1e-14 * big:
+            return False
+        if p != col:
+            for c in range(n, 2 * n):
+                tmp = T[col, c]
+                T[col, c] = T[p, c]
+                T[p, c] = tmp
+        for k in range(col + 1, n):
+            f = T[k, n + col] / T[col, n + col]
+            T[k, n + col] = f
+            if f != 0.0:
+                for c in range(n + col + 1, 2 * n):
+                    T[k, c] -= f * T[col, c]
+    for i in range(n):
+        T[i, rhs] = 0.0
+    for it in range(3):
+        # residual r = qs - B x (x = current basic values; zero on the first pass)
+        for i in range(n):
+            r[i] = qs[i]
+        for c in range(n):
+            xc = T[c, rhs]
+            if xc == 0.0:
+                continue
+            b = basis[c]
+            if b < n:
+                r[b] -= xc
+            elif b < 2 * n:
+                for i in range(n):
+                    r[i] += Ms[i, b - n] * xc
+            else:
+                for i in range(n):
+                    r[i] += d[i] * xc
+        # solve B dx = r with the stored factors
+        for col in range(n):             # P r (the factor rows were swapped whole)
+            p = int(perm[col])
+            if p != col:
+                tmp = r[col]
+                r[col] = r[p]
+                r[p] = tmp
+        for col in range(n):             # L y = P r
+            for k in range(col + 1, n):
+                r[k] -= T[k, n + col] * r[col]
+        for k in range(n - 1, -1, -1):
+            acc = r[k]
+            for c in range(k + 1, n):
+                acc -= T[k, n + c] * T[c, x]
+            T[k, x] = acc / T[k, n + k]
+        for c in range(n):
+            T[c, rhs] += T[c, x]
+    return True
+
+
+@nb.njit(cache=True)
+def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
+    """Re-solve the final basis against the data, map back to the original space, verify.
 
     ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
-    ``T`` (final basis ``basis``) was built from.  Two steps of iterative
-    refinement re-solve the basic system ``B x_B = qs`` with the tableau's
-    ``B^-1 = T[:, :n]``.  Then ``z = C z_scaled`` is checked against the
-    original ``M, q``: negatives within tolerance are clipped to zero and the
-    relative residual ``max_i |min(z_i, w_i)| / (|q|_inf + |M|_inf |z|_inf)``
-    (worst negative ``z`` included) is returned; ``w = M z + q`` on exit.
+    ``T`` (final basis ``basis``) was built from.  The basic system is solved
+    afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
+    only if that basis is singular).  Then ``z = C z_scaled`` is checked
+    against the original ``M, q``: negatives are clipped to zero and the
+    dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
+    + q`` on exit.
     """
     n = q.shape[0]
     rhs = 2 * n + 1
-    scratch = 2 * n  # the z0 column is free once z0 has left the basis
-    for _ in range(2):
-        for i in range(n):
-            T[i, scratch] = 0.0
-            z[i] = 0.0
-        for i in range(n):
-            b = basis[i]
-            if b < n:
-                T[b, scratch] = T[i, rhs]        # basic w_b value
-            elif b < 2 * n:
-                z[b - n] = T[i, rhs]             # basic z value (scaled)
-        for i in range(n):                       # r = qs - w_B + Ms z
-            acc = qs[i] - T[i, scratch]
-            for j in range(n):
-                acc += Ms[i, j] * z[j]
-            w[i] = acc
-        for i in range(n):                       # x_B += B^-1 r
-            delta = 0.0
-            for k in range(n):
-                delta += T[i, k] * w[k]
-            T[i, rhs] += delta
+    _basis_solve(Ms, qs, d, T, basis, z, w)
     for i in range(n):
         z[i] = 0.0
     for i in range(n):
@@ -355,38 +468,17 @@ def refine_and_verify(M, Ms, q, qs, T, basis, z, w, row_scale, col_scale):
         if n <= b < 2 * n:
             z[b - n] = T[i, rhs] * col_scale[b - n]
     worst_negative = 0.0
-    zmax = 0.0
     for j in range(n):
         if z[j] < worst_negative:
             worst_negative = z[j]
         if z[j] < 0.0:
             z[j] = 0.0
-        if z[j] > zmax:
-            zmax = z[j]
-    qmax = 0.0
-    mmax = 0.0
     for i in range(n):
-        if abs(q[i]) > qmax:
-            qmax = abs(q[i])
-        rowsum = 0.0
         acc = q[i]
         for j in range(n):
-            rowsum += abs(M[i, j])
             acc += M[i, j] * z[j]
         w[i] = acc
-        if rowsum > mmax:
-            mmax = rowsum
-    scale = qmax + mmax * zmax
-    if scale == 0.0:
-        scale = 1.0
-    res = 0.0
-    if worst_negative < 0.0:
-        res = -worst_negative
-    for i in range(n):
-        c = abs(min(z[i], w[i]))
-        if c > res:
-            res = c
-    return res / scale
+    return residual_kernel(M, q, z, w, worst_negative)
 
 
 @nb.njit(cache=True)
@@ -407,7 +499,7 @@ def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_sca
         return status, pivots, 0.0
     if status != 0:
         return status, pivots, np.inf
-    res = refine_and_verify(M, Ms, q, qs, T, basis, z, w, row_scale, col_scale)
+    res = refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale)
     if res > VERIFY_TOL:
         status = 3
     return status, pivots, res
@@ -499,17 +591,17 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
 
 
 def lcp_residual(M, q, z):
-    """Relative complementarity residual of ``z`` for LCP(M, q).
+    """Dimensionless complementarity residual of ``z`` for LCP(M, q) (zero at a solution).
 
-    ``max_i |min(z_i, w_i)| / (|q|_inf + |M|_inf |z|_inf)`` with
-    ``w = M z + q``; zero exactly at a solution.
+    Row i's ``w_i = (M z + q)_i`` is measured against ``|q_i| + sum_j |M_ij z_j|``
+    and ``z_i`` against ``max z``; see :func:`residual_kernel`.
     """
-    M = np.asarray(M, dtype=float)
-    q = np.asarray(q, dtype=float)
-    z = np.asarray(z, dtype=float)
-    w = M @ z + q
-    scale = np.max(np.abs(q), initial=0.0) + np.max(np.sum(np.abs(M), axis=1), initial=0.0) * np.max(np.abs(z), initial=0.0)
-    return float(np.max(np.abs(np.minimum(z, w)), initial=0.0) / (scale if scale > 0 else 1.0))
+    M = np.ascontiguousarray(M, dtype=float)
+    q = np.ascontiguousarray(q, dtype=float)
+    z = np.array(z, dtype=float)
+    worst_negative = float(min(0.0, z.min(initial=0.0)))
+    z = np.maximum(z, 0.0)
+    return float(residual_kernel(M, q, z, M @ z + q, worst_negative))
 
 
 # ----------------------------------------------------------------------------- enumeration
@@ -640,6 +732,11 @@ def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):
     submatrices are skipped, so for LCPs with a continuum of solutions only
     the vertices reached by nonsingular bases are returned.
 
+    The LCP is equilibrated first; every candidate is mapped back and kept
+    only if its dimensionless residual against the original data is at most
+    ``VERIFY_TOL`` (ill-conditioned vertices, such as opposing friction
+    impulses of 1e4 cancelling each other, fail this and are dropped).
+
     Parameters
     ----------
     M : array_like, shape (n, n), with n <= 22
@@ -654,8 +751,20 @@ def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):
     n = M.shape[0]
     if n > 22:
         raise ValueError(f"`M` is too large to enumerate bases: n = {n} > 22.")
+    row_scale, col_scale = np.ones(n), np.ones(n)
+    equilibrate(M, row_scale, col_scale)
+    Ms = np.ascontiguousarray(row_scale[:, None] * M * col_scale[None, :])
     out = np.empty((max_solutions, n))
-    count = _enumerate_kernel(M, q, out, tol)
+    count = _enumerate_kernel(Ms, np.ascontiguousarray(row_scale * q), out, tol)
     if count < 0:
         raise ValueError(f"more than `max_solutions` = {max_solutions} solutions; raise it.")
-    return out[:count].copy()
+    # back to the original variables; keep what verifies against the original data
+    kept = []
+    for zs in out[:count]:
+        z = zs * col_scale
+        if lcp_residual(M, q, z) > VERIFY_TOL:
+            continue
+        if any(np.max(np.abs(z - k)) <= 1e-9 * max(1.0, np.max(np.abs(z))) for k in kept):
+            continue
+        kept.append(z)
+    return np.array(kept).reshape(-1, n)

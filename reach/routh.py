@@ -38,6 +38,8 @@ CHOICE_RANDOM = 1
 
 #: Spread of the random covering vectors: entries are log-uniform in [1/R, R].
 COVERING_RATIO = 1e3
+#: Extra random covering vectors tried when a step's solve fails verification.
+RETRIES = 4
 
 # Sample status codes
 SAMPLE_OK = 0
@@ -135,17 +137,25 @@ def _fill_covering(d, choice, seed, sample, step):
 @nb.njit(cache=True)
 def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, choice, seed, sample,
                  step, max_pivots, q, qs, T, basis, z, wout, v_next):
-    """A Routh step with the sample's covering vector; on a failed solve, retry with
-    the covering vector of ones.  Returns (status, residual, LCP solves used)."""
+    """A Routh step with the sample's covering vector; if the solve fails verification,
+    retry with the covering vector of ones and then with up to ``RETRIES`` further
+    random covering vectors (ill-conditioned vertices, e.g. opposing friction
+    impulses of 1e4 at mu = 1e5, fail verification; another vertex usually does not).
+    Returns (status, residual, LCP solves used)."""
     _fill_covering(d, choice, seed, sample, step)
     status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam,
                                             d, max_pivots, q, qs, T, basis, z, wout, v_next)
-    if status == 0 or choice == CHOICE_FIRST:
-        return status, res, 1
+    tries = 1
+    if status == 0:
+        return status, res, tries
     _fill_covering(d, CHOICE_FIRST, seed, sample, step)
-    status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam,
-                                            d, max_pivots, q, qs, T, basis, z, wout, v_next)
-    return status, res, 2
+    while True:
+        status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
+                                                lam, d, max_pivots, q, qs, T, basis, z, wout, v_next)
+        tries += 1
+        if status == 0 or tries >= 2 + RETRIES:
+            return status, res, tries
+        _fill_covering(d, CHOICE_RANDOM, seed + 7919 * tries, sample, step)
 
 
 @nb.njit(cache=True)
