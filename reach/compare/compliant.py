@@ -320,9 +320,12 @@ def simulate_impact(stiffness=(1e6, 1e6), theta0: float = 0.0, *, block: Complia
     dyn = _Dynamics(block, k)
     q0, v0 = initial_state(block, theta0)
     y0 = np.concatenate([q0, v0, [0.0, 0.0]])
-    event = dyn.event
-    event.__func__.terminal = True
-    event.__func__.direction = 1
+
+    def event(t, y):
+        return dyn.event(t, y)
+
+    event.terminal = True
+    event.direction = 1
     start = time.perf_counter()
     sol = solve_ivp(dyn.rhs, (0.0, t_max), y0, method=method, jac=dyn.jac, rtol=rtol,
                     atol=atol, events=event)
@@ -473,7 +476,7 @@ def sequential_outcome(first: int = 0, block: CompliantBlock | None = None):
     return velocities[0], velocities[1]
 
 
-def set_region(set_points_2d, ratio: float = 0.3):
+def set_region(set_points_2d, ratio: float = 0.3, thickness: float | None = None):
     """Region of a 2-D point set: its concave hull (:func:`shapely.concave_hull`).
 
     Parameters
@@ -481,17 +484,29 @@ def set_region(set_points_2d, ratio: float = 0.3):
     set_points_2d : array_like, shape (p, 2)
     ratio : float
         ``shapely.concave_hull`` ratio (0: tightest, 1: convex hull).
+    thickness : float, optional
+        If given, the region is instead the union of discs of this radius
+        around the points.  Use it when the set lies *exactly* on lines (the
+        rocking block's set is an L of two segments): the concave hull of
+        exactly collinear branches cannot be thinned and degenerates to
+        their convex hull.
 
     Returns
     -------
     shapely geometry
-        Polygon, or LineString/Point for degenerate sets.
+        Polygon (MultiPolygon with ``thickness``), or LineString/Point for
+        collinear or single-point sets.
     """
     import shapely
 
-    pts = np.asarray(set_points_2d, dtype=float)
-    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
-        raise ValueError(f"`set_points_2d` must have shape (p, 2), p >= 1; got {pts.shape}.")
+    pts = _as_points("set_points_2d", set_points_2d)
+    if thickness is not None:
+        if not thickness > 0:
+            raise ValueError(f"`thickness` must be positive; got {thickness!r}.")
+        # Snap to a grid of thickness / 4 first: sets hold many (near-)duplicates.
+        grid = 0.25 * thickness
+        pts = np.unique(np.round(pts / grid), axis=0) * grid
+        return shapely.unary_union(shapely.buffer(shapely.points(pts), thickness, quad_segs=4))
     return shapely.concave_hull(shapely.MultiPoint(pts), ratio=ratio)
 
 
@@ -520,7 +535,8 @@ def _as_points(name, value):
     return pts
 
 
-def containment(outcomes_2d, set_points_2d, eps: float, *, ratio: float = 0.3) -> Containment:
+def containment(outcomes_2d, set_points_2d, eps: float, *, ratio: float = 0.3,
+                thickness: float | None = None) -> Containment:
     """Fraction of outcomes within ``eps`` of the set's region.
 
     Parameters
@@ -530,8 +546,8 @@ def containment(outcomes_2d, set_points_2d, eps: float, *, ratio: float = 0.3) -
     set_points_2d : array_like, shape (p, 2)
         Points of the set in the same plane.
     eps : float
-    ratio : float
-        Concave-hull ratio of :func:`set_region`.
+    ratio, thickness
+        Region construction, see :func:`set_region`.
 
     Returns
     -------
@@ -541,7 +557,7 @@ def containment(outcomes_2d, set_points_2d, eps: float, *, ratio: float = 0.3) -
     import shapely
 
     outcomes = _as_points("outcomes_2d", outcomes_2d)
-    region = set_region(_as_points("set_points_2d", set_points_2d), ratio)
+    region = set_region(set_points_2d, ratio, thickness)
     distances = shapely.distance(shapely.points(outcomes), region)
     return Containment(float(np.mean(distances <= eps)), float(distances.max()), distances)
 
@@ -555,7 +571,7 @@ def _outline(region):
 
 
 def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
-             ratio: float = 0.3) -> Coverage:
+             ratio: float = 0.3, thickness: float | None = None) -> Coverage:
     """Fraction of the set region's outline within ``eps`` of some outcome.
 
     Parameters
@@ -565,8 +581,8 @@ def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
     eps : float
     n_outline : int
         Outline samples, spread over the outline's parts by length.
-    ratio : float
-        Concave-hull ratio of :func:`set_region`.
+    ratio, thickness
+        Region construction, see :func:`set_region`.
 
     Returns
     -------
@@ -575,7 +591,7 @@ def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
     import shapely
 
     outcomes = _as_points("outcomes_2d", outcomes_2d)
-    region = set_region(_as_points("set_points_2d", set_points_2d), ratio)
+    region = set_region(set_points_2d, ratio, thickness)
     parts = _outline(region)
     lengths = np.array([p.length for p in parts])
     samples = []
@@ -593,7 +609,8 @@ def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
 
 
 def plot_compliant(sweep_ratio: CompliantSweep, sweep_tilt: CompliantSweep, set_points_2d=None,
-                   path=None, *, ratio: float = 0.3):
+                   path=None, *, ratio: float = 0.3, thickness: float | None = None,
+                   set_label: str = "set (ours)"):
     """Draw the paper's Fig. 12: compliant outcomes over the set, two panels.
 
     Parameters
@@ -604,8 +621,10 @@ def plot_compliant(sweep_ratio: CompliantSweep, sweep_tilt: CompliantSweep, set_
         The set's (A-normal, B-normal) outcomes, drawn as grey points and region.
     path : str or path-like, optional
         Where to save the figure.
-    ratio : float
-        Concave-hull ratio for the region.
+    ratio, thickness
+        Region construction, see :func:`set_region`.
+    set_label : str
+        Legend label of the set.
 
     Returns
     -------
@@ -624,12 +643,16 @@ def plot_compliant(sweep_ratio: CompliantSweep, sweep_tilt: CompliantSweep, set_
     for ax, sweep, norm, label, title in panels:
         if set_points_2d is not None:
             pts = _as_points("set_points_2d", set_points_2d)
-            region = set_region(pts, ratio)
-            for line in _outline(region):
-                xy = np.array(line.coords)
-                ax.plot(xy[:, 0], xy[:, 1], color="0.55", lw=6, alpha=0.35, solid_capstyle="round",
-                        zorder=1)
-            ax.scatter(pts[:, 0], pts[:, 1], s=4, color="0.45", zorder=2, label="set (ours)")
+            region = set_region(pts, ratio, thickness)
+            polygons = region.geoms if hasattr(region, "geoms") else [region]
+            for part in polygons:
+                if part.geom_type == "Polygon":
+                    xy = np.array(part.exterior.coords)
+                    ax.fill(xy[:, 0], xy[:, 1], color="0.8", zorder=1)
+                elif not part.is_empty:
+                    xy = np.array(part.coords)
+                    ax.plot(xy[:, 0], xy[:, 1], color="0.8", lw=6, solid_capstyle="round", zorder=1)
+            ax.scatter(pts[:, 0], pts[:, 1], s=4, color="0.45", zorder=2, label=set_label)
         vn = sweep.normal_velocities
         art = ax.scatter(vn[:, 0], vn[:, 1], c=sweep.values, cmap="viridis", norm=norm, s=28,
                          edgecolors="k", linewidths=0.3, zorder=3, label="compliant")
