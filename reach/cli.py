@@ -107,19 +107,20 @@ def cmd_show(args):
 
 def cmd_run(args):
     from reach import ImpactProblem, sample_post_impact_set
+    from reach.sampler import sample_adaptive
 
     if (args.name is None) == (args.problem is None):
         raise SystemExit("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
     if args.problem is not None:
+        h, N, n_samples = args.h, args.steps, args.samples
+        missing = [flag for flag, value in (("--h", h), ("--steps", N)) if value is None]
+        if missing:
+            raise SystemExit(f"reach: a --problem run needs {' and '.join(missing)} (no paper defaults).")
         try:
             problem = ImpactProblem.from_file(args.problem)
         except ValueError as exc:
             raise SystemExit(f"reach: {exc}") from None
         label = Path(args.problem).stem
-        h, N, n_samples = args.h, args.steps, args.samples
-        missing = [flag for flag, value in (("--h", h), ("--steps", N)) if value is None]
-        if missing:
-            raise SystemExit(f"reach: a --problem run needs {' and '.join(missing)} (no paper defaults).")
         n_samples = n_samples or 2**14
     else:
         scenario = _scenario_or_exit(args.name)
@@ -129,14 +130,37 @@ def cmd_run(args):
         n_samples = args.samples or scenario.n_samples
     if args.quick:
         n_samples = min(n_samples, 4096)
-    result = sample_post_impact_set(problem, n_samples, h, N, eps=args.eps, seed=args.seed,
-                                    sequence=args.sequence, solution_choice=args.choice,
-                                    keep_paths=args.keep_paths, progress=not args.no_progress)
+    out = Path(args.out) if args.out else Path("results") / f"{label}.npz"
+    if out.suffix.lower() != ".npz":
+        raise SystemExit(f"reach: --out must end in .npz; got {str(out)!r}.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, solution_choice=args.choice,
+                  keep_paths=args.keep_paths, n_jobs=args.n_jobs, backend=args.backend,
+                  scheduler=args.scheduler, progress=not args.no_progress)
+    try:
+        if args.epsilon is not None:
+            result = sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
+                                     max_samples=max(n_samples, 4096), **common)
+        else:
+            checkpoint = out.with_name(out.stem + ".ckpt")
+            result = sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint,
+                                            resume=args.resume, **common)
+    except ValueError as exc:
+        raise SystemExit(f"reach: {exc}") from None
+    except KeyboardInterrupt:
+        raise SystemExit(f"\nreach: interrupted; finished chunks are kept in {out.stem}.ckpt — "
+                         "run the same command with --resume to continue.") from None
     result.metadata["label"] = label
     summary = result.summary()
     print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed})"))
-    out = Path(args.out) if args.out else Path("results") / f"{label}.npz"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    adaptive = summary.get("adaptive")
+    if adaptive:
+        last = adaptive["rounds"][-1] if adaptive["rounds"] else None
+        verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
+        print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
+        if last:
+            print(f"last round: {last['far']} of {last['new']} new outcomes farther than epsilon; "
+                  f"P(new outcome outside) <= {last['upper_bound']:.2e}")
     result.save(out)
     print(f"\nsaved {len(result):,d} outcomes to {out}")
     if args.json:
@@ -204,6 +228,16 @@ def build_parser():
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME.npz)")
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     p.add_argument("--quick", action="store_true", help="at most 4096 samples")
+    p.add_argument("--n-jobs", type=int, default=-1, metavar="J",
+                   help="parallel workers (-1: all cores; the result does not depend on it)")
+    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial"), default="loky")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from its checkpoint (OUT.ckpt)")
+    p.add_argument("--epsilon", type=_positive_float, metavar="E",
+                   help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                   help="adaptive stopping confidence (default 0.95); --samples caps the count")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 

@@ -62,16 +62,13 @@ class PostImpactSet:
         self.metadata = dict(metadata)
 
     @classmethod
-    def from_chunks(cls, problem, settings, chunks, *, timing=None):
-        cat = lambda key: np.concatenate([c[key] for c in chunks])  # noqa: E731
-        paths = []
-        for c in chunks:
-            for p, n in zip(c["paths"], c["path_len"]):
-                paths.append(p[:n].copy())
+    def from_arrays(cls, problem, settings, arrays, paths, *, timing=None):
+        """Build a result from the sampler's per-sample arrays and a {index: path} dict."""
         metadata = run_metadata(problem)
         metadata.update(timing or {})
-        return cls(problem, settings.as_dict(), cat("velocities"), cat("kept"), cat("terminated"),
-                   cat("lcp_solves"), cat("status"), cat("residual"), paths, metadata)
+        ordered = [paths[i] for i in sorted(paths)]
+        return cls(problem, settings.as_dict(), arrays["velocities"], arrays["kept"], arrays["terminated"],
+                   arrays["lcp_solves"], arrays["status"], arrays["residual"], ordered, metadata)
 
     # ------------------------------------------------------------------ views
     @property
@@ -123,6 +120,31 @@ class PostImpactSet:
         a, b = self._points(), other._points()
         return float(max(other._tree().query(a)[0].max(initial=0.0), self._tree().query(b)[0].max(initial=0.0)))
 
+    def mirror(self, S):
+        """The set doubled by a symmetry: every outcome ``v`` plus its image ``S @ v``.
+
+        ``S`` (nv, nv) must map the pre-impact velocity to itself and preserve
+        kinetic energy (``S^T M S = M``); scenarios with a mirror symmetry
+        carry it as ``scenario.mirror``.  The paper doubled its samples so.
+        """
+        S = np.asarray(S, dtype=float)
+        nv = self.problem.nv
+        if S.shape != (nv, nv):
+            raise ValueError(f"`S` must have shape ({nv}, {nv}); got {S.shape}.")
+        scale = float(np.max(np.abs(self.problem.v)))
+        if np.max(np.abs(S @ self.problem.v - self.problem.v)) > 1e-9 * scale:
+            raise ValueError("`S` does not map the pre-impact velocity to itself: not a symmetry of this impact.")
+        if np.max(np.abs(S.T @ self.problem.M @ S - self.problem.M)) > 1e-9 * np.max(np.abs(self.problem.M)):
+            raise ValueError("`S` does not preserve kinetic energy (S^T M S != M).")
+        twice = lambda a: np.concatenate([a, a])  # noqa: E731
+        metadata = dict(self.metadata, mirrored=True)
+        settings = dict(self.settings, n_samples=2 * self.all_velocities.shape[0])
+        return PostImpactSet(self.problem, settings,
+                             np.concatenate([self.all_velocities, self.all_velocities @ S.T]),
+                             twice(self.kept), twice(self.terminated), twice(self.lcp_solves),
+                             twice(self.status), twice(self.residual),
+                             self.paths + [p @ S.T for p in self.paths], metadata)
+
     # ------------------------------------------------------------------ reporting
     def summary(self, *, tol=None):
         """Per-contact outcome fractions and the paper's Table 3 columns.
@@ -161,6 +183,7 @@ class PostImpactSet:
             "worst_residual": float(self.residual.max(initial=0.0)),
             "tolerance": tol,
             "contacts": contacts,
+            "adaptive": self.metadata.get("adaptive"),
         }
 
     def __repr__(self):

@@ -1,0 +1,147 @@
+"""Issue 4: parallel and distributed sampling, checkpoints and resume, adaptive stopping, mirroring."""
+
+import json
+
+import numpy as np
+import pytest
+
+import reach.sampler as sampler
+from helpers import hand_compass_gait, hand_rocking_block
+from reach import PostImpactSet, sample_post_impact_set
+from reach.sampler import sample_adaptive
+
+ARGS = dict(h=0.25, max_steps=5)
+
+
+@pytest.fixture(scope="module")
+def gait():
+    return hand_compass_gait()
+
+
+@pytest.fixture(scope="module")
+def serial(gait):
+    return sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, **ARGS)
+
+
+def assert_same(a, b):
+    np.testing.assert_array_equal(a.all_velocities, b.all_velocities)
+    np.testing.assert_array_equal(a.lcp_solves, b.lcp_solves)
+    np.testing.assert_array_equal(a.kept, b.kept)
+    assert len(a.paths) == len(b.paths)
+    for p, q in zip(a.paths, b.paths):
+        np.testing.assert_array_equal(p, q)
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_parallel_equals_serial_bit_for_bit(gait, serial, backend):
+    par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, backend=backend, **ARGS)
+    assert_same(serial, par)
+    assert par.metadata["n_jobs"] == 2
+
+
+def test_dask_local_cluster_equals_serial(gait, serial):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2,
+                                         backend="dask", **ARGS)
+        by_address = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2,
+                                            backend="dask", scheduler=cluster.scheduler_address, **ARGS)
+    assert_same(serial, par)
+    assert_same(serial, by_address)
+
+
+def test_dask_without_a_cluster_is_a_clear_error(gait):
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    with pytest.raises(ValueError, match="needs a running dask.distributed Client"):
+        sample_post_impact_set(gait, 2000, chunk_size=500, n_jobs=2, backend="dask", **ARGS)
+
+
+def _interrupt_after(n_chunks, real):
+    def fake(data, settings, todo, **kwargs):
+        for i, chunk in enumerate(real(data, settings, todo, **kwargs)):
+            if i == n_chunks:
+                raise KeyboardInterrupt
+            yield chunk
+    return fake
+
+
+def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_path, monkeypatch):
+    ckpt = tmp_path / "run.ckpt"
+    real = sampler._execute
+    monkeypatch.setattr(sampler, "_execute", _interrupt_after(3, real))
+    with pytest.raises(KeyboardInterrupt):
+        sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
+    # the checkpoint is valid: a manifest and three whole chunk files, no temporaries
+    assert json.loads((ckpt / "manifest.json").read_text())["settings"]["n_samples"] == 5000
+    assert len(list(ckpt.glob("chunk-*.npz"))) == 3
+    assert not list(ckpt.glob("*.tmp"))
+    monkeypatch.setattr(sampler, "_execute", real)
+    with pytest.raises(ValueError, match="exists from an earlier run; resume it"):
+        sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
+    with pytest.raises(ValueError, match=r"other settings \(seed: checkpoint 0 vs now 1"):
+        sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, resume=True,
+                               seed=1, **ARGS)
+    resumed = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt,
+                                     resume=True, **ARGS)
+    assert resumed.metadata["resumed_samples"] == 2100
+    assert_same(serial, resumed)
+    assert not ckpt.exists()  # removed once the run completed
+
+
+def test_corrupt_or_foreign_checkpoint_is_refused(gait, tmp_path, monkeypatch):
+    ckpt = tmp_path / "c.ckpt"
+    real = sampler._execute
+    monkeypatch.setattr(sampler, "_execute", _interrupt_after(2, real))
+    with pytest.raises(KeyboardInterrupt):
+        sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=ckpt, **ARGS)
+    monkeypatch.setattr(sampler, "_execute", real)
+    with pytest.raises(ValueError, match="written for a different problem"):
+        sample_post_impact_set(hand_rocking_block(), 3000, chunk_size=500, checkpoint=ckpt, resume=True, **ARGS)
+    first = sorted(ckpt.glob("chunk-*.npz"))[0]
+    first.write_bytes(b"not an npz file")
+    with pytest.raises(ValueError, match="is corrupt"):
+        sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=ckpt, resume=True, **ARGS)
+    with pytest.raises(ValueError, match="no checkpoint to resume"):
+        sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=tmp_path / "none", resume=True, **ARGS)
+
+
+def test_adaptive_stopping_meets_its_bound_and_matches_a_fixed_run():
+    p = hand_rocking_block()
+    eps = 0.01 * abs(p.v[1])
+    r = sample_adaptive(p, 0.3, 10, epsilon=eps, confidence=0.95, initial=1024)
+    info = r.metadata["adaptive"]
+    assert info["met"] and info["rounds"][-1]["upper_bound"] < 0.05
+    n = r.all_velocities.shape[0]
+    assert n == info["rounds"][-1]["samples"]
+    fixed = sample_post_impact_set(p, n, 0.3, 10)
+    np.testing.assert_array_equal(r.all_velocities, fixed.all_velocities)
+    # an impossible target hits the cap and says so
+    capped = sample_adaptive(p, 0.3, 10, epsilon=1e-9, confidence=0.99, initial=512, max_samples=2048)
+    assert not capped.metadata["adaptive"]["met"]
+    assert capped.all_velocities.shape[0] == 2048
+
+
+def test_mirror_doubles_the_set_symmetrically(tmp_path):
+    p = hand_rocking_block()
+    r = sample_post_impact_set(p, 2000, 0.3, 10)
+    S = np.diag([-1.0, 1.0, -1.0])
+    m = r.mirror(S)
+    assert len(m) == 2 * len(r)
+    cv = m.contact_velocities()
+    # contact A of an outcome equals contact B of its mirror image
+    np.testing.assert_allclose(cv[len(r):, 0, 0], cv[:len(r), 1, 0], atol=1e-15)
+    with pytest.raises(ValueError, match="not a symmetry"):
+        r.mirror(np.diag([1.0, -1.0, 1.0]))
+    back = PostImpactSet.load(m.save(tmp_path / "m.npz"))
+    assert back.metadata["mirrored"] is True and len(back) == len(m)
+
+
+def test_bad_parallel_arguments(gait):
+    with pytest.raises(ValueError, match="`backend` must be one of"):
+        sample_post_impact_set(gait, 10, backend="mpi", **ARGS)
+    with pytest.raises(ValueError, match="`n_jobs` must be a positive integer or -1"):
+        sample_post_impact_set(gait, 10, n_jobs=0, **ARGS)
+    with pytest.raises(ValueError, match="`resume=True` needs a `checkpoint` directory."):
+        sample_post_impact_set(gait, 10, resume=True, **ARGS)
