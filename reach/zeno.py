@@ -56,6 +56,11 @@ hence ``s* = (1 + m g) t* − 0.15 m Σ ω_k = (1 + m g) t* − 0.5``.
 Results (``zeno_block()``): θ* = 0.2208 rad, ratio 0.7, t* = 2.6714 s,
 s* = 28.378, matching the paper's ≈ 0.22, 0.7, ≈ 2.67, ≈ 28.4 with the
 definitions above (s = t + Λn,A + Λn,B, as in the paper's eq. 63 and 69).
+The paper's eq. 69-70 are upper bounds (``t* ≤ t₁ / (1 − 0.7) = 3.29`` s,
+since a pendulum phase started at ``0.7 ω`` lasts *at most* 0.7 times as
+long); its 2.67 and 28.4 are, like ours, computed values.  Eq. 63's
+``ds = ṫ + λn,A`` is a typo for ``ds = (1 + λn,A) dt``, which is what its
+integral form states and what we use.
 Past ``s*`` the block rests on both corners with ``λn = m g / 2`` each and
 ``t(s) = t* + (s − s*) / (1 + m g)``.
 
