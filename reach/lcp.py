@@ -16,6 +16,9 @@ tableau ``B^-1 [I, -M, -d, q]`` with
 * a pivot-size threshold, exact unit pivot columns,
 * a final refinement of the basic solution against the *original* data and a
   verification of the answer; a failed check is reported, never hidden.
+  The fast path refines once with the tableau's own ``B^-1`` and verifies;
+  only if that check fails is the basis re-solved afresh by LU (with
+  refinement) and verified again.
 
 Every solve returns a status (:class:`LCPStatus`).  Lemke's method solves
 every LCP with a copositive-plus matrix that has a solution; the Routh-step
@@ -137,13 +140,35 @@ def equilibrate(M, row_scale, col_scale, iterations=12):
 
 
 @nb.njit(cache=True)
-def _pivot(T, r, c):
+def _pivot(T, r, c, n):
+    """Pivot the tableau rows ``0..n-1`` on ``T[r, c]``.
+
+    When ``T`` has a spare row ``n`` the scaled pivot row is copied there
+    first, so the row updates read a buffer that cannot alias the row being
+    written (the loop vectorizes); the arithmetic is the same either way.
+    """
     ncol = T.shape[1]
     inv = 1.0 / T[r, c]
+    if T.shape[0] > n:
+        for j in range(ncol):
+            x = T[r, j] * inv
+            T[r, j] = x
+            T[n, j] = x
+        T[r, c] = 1.0
+        T[n, c] = 1.0
+        for i in range(n):
+            if i == r:
+                continue
+            f = T[i, c]
+            if f != 0.0:
+                for j in range(ncol):
+                    T[i, j] -= f * T[n, j]
+                T[i, c] = 0.0  # exact unit column
+        return
     for j in range(ncol):
         T[r, j] *= inv
     T[r, c] = 1.0
-    for i in range(T.shape[0]):
+    for i in range(n):
         if i == r:
             continue
         f = T[i, c]
@@ -154,7 +179,7 @@ def _pivot(T, r, c):
 
 
 @nb.njit(cache=True)
-def _clamp_rhs(T):
+def _clamp_rhs(T, n):
     """Basic values are nonnegative in exact arithmetic; clear rounding noise below zero.
 
     Ratio ties are resolved with a relative tolerance, so a pivot may leave a
@@ -163,13 +188,13 @@ def _clamp_rhs(T):
     original data, so clearing the noise costs no accuracy.
     """
     rhs = T.shape[1] - 1
-    for i in range(T.shape[0]):
+    for i in range(n):
         if T[i, rhs] < 0.0:
             T[i, rhs] = 0.0
 
 
 @nb.njit(cache=True)
-def _ratio_test(T, c, sign, basis, z0_index, ratio_scale):
+def _ratio_test(T, n, c, sign, basis, z0_index, ratio_scale):
     """Lexicographic minimum-ratio row for entering column ``c`` (or -1: ray).
 
     Candidates have ``sign * T[i, c]`` above the pivot threshold.  Among the
@@ -177,7 +202,6 @@ def _ratio_test(T, c, sign, basis, z0_index, ratio_scale):
     present; otherwise ties are broken by the lexicographic minimum of the
     rows of ``B^-1`` divided by ``a``.
     """
-    n = T.shape[0]
     rhs = T.shape[1] - 1
     colmax = 0.0
     for i in range(n):
@@ -228,7 +252,8 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
     q : (n,) float64 array
     d : (n,) float64 array, positive covering vector
     max_pivots : int
-    T : (n, 2n + 2) float64 work array (tableau)
+    T : (n, 2n + 2) or (n + 1, 2n + 2) float64 work array (tableau); a spare
+        last row, when present, buffers the pivot row (faster, same arithmetic)
     basis : (n,) int64 work array (basic variable of each row: w_i = i,
         z_j = n + j, z0 = 2n)
     z, w : (n,) float64 output arrays
@@ -264,9 +289,9 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
         T[i, z0] = -d[i]
         T[i, rhs] = q[i]
         basis[i] = i
-    r = _ratio_test(T, z0, -1.0, basis, -1, qscale)
-    _pivot(T, r, z0)
-    _clamp_rhs(T)
+    r = _ratio_test(T, n, z0, -1.0, basis, -1, qscale)
+    _pivot(T, r, z0, n)
+    _clamp_rhs(T, n)
     leaving = basis[r]
     basis[r] = z0
     entering = leaving + n  # complement of w_r is z_r
@@ -274,7 +299,7 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
     status = 2
     zero = 1e-13 * qscale
     while pivots < max_pivots:
-        r = _ratio_test(T, entering, 1.0, basis, z0, qscale)
+        r = _ratio_test(T, n, entering, 1.0, basis, z0, qscale)
         if r < 0 or T[r, rhs] > zero:
             # Degenerate exit: when z0 is basic at value zero the current point is already
             # complementary; pivot z0 out on an entry of either sign (the entering variable
@@ -296,8 +321,8 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
         if r < 0:
             status = 1
             break
-        _pivot(T, r, entering)
-        _clamp_rhs(T)
+        _pivot(T, r, entering, n)
+        _clamp_rhs(T, n)
         pivots += 1
         leaving = basis[r]
         basis[r] = entering
@@ -482,11 +507,107 @@ def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
 
 
 @nb.njit(cache=True)
+def _tableau_refine(Ms, qs, d, T, basis, r):
+    """One step of iterative refinement of the basic values with the tableau's own ``B^-1``.
+
+    The tableau's first n columns hold ``B^-1`` (row c belongs to the c-th basic
+    variable); the residual ``qs - B x`` is recomputed from the equilibrated data.
+    """
+    n = qs.shape[0]
+    rhs = 2 * n + 1
+    for i in range(n):
+        r[i] = qs[i]
+    for c in range(n):
+        xc = T[c, rhs]
+        if xc == 0.0:
+            continue
+        b = basis[c]
+        if b < n:
+            r[b] -= xc
+        elif b < 2 * n:
+            j = b - n
+            for i in range(n):
+                r[i] += Ms[i, j] * xc
+        else:
+            for i in range(n):
+                r[i] += d[i] * xc
+    for c in range(n):
+        acc = 0.0
+        row = T[c]
+        for i in range(n):
+            acc += row[i] * r[i]
+        T[c, rhs] += acc
+
+
+@nb.njit(cache=True)
+def _verify_tableau(M, q, T, basis, z, w, col_scale):
+    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
+    n = q.shape[0]
+    rhs = 2 * n + 1
+    for i in range(n):
+        z[i] = 0.0
+    for i in range(n):
+        b = basis[i]
+        if n <= b < 2 * n:
+            z[b - n] = T[i, rhs] * col_scale[b - n]
+    worst_negative = 0.0
+    for j in range(n):
+        if z[j] < worst_negative:
+            worst_negative = z[j]
+        if z[j] < 0.0:
+            z[j] = 0.0
+    return _residual_fill_w(M, q, z, w, worst_negative)
+
+
+@nb.njit(cache=True)
+def _residual_fill_w(M, q, z, w, worst_negative):
+    """``w = M z + q`` and the residual of :func:`residual_kernel`, in one pass over M."""
+    n = q.shape[0]
+    zmax = 0.0
+    for j in range(n):
+        if z[j] > zmax:
+            zmax = z[j]
+    if zmax == 0.0:
+        zmax = 1e-300
+    res = -worst_negative / zmax if worst_negative < 0.0 else 0.0
+    smax = 0.0
+    for i in range(n):
+        acc = q[i]
+        s = abs(q[i])
+        row = M[i]
+        for j in range(n):
+            t = row[j] * z[j]
+            acc += t
+            s += abs(t)
+        w[i] = acc
+        if s > smax:
+            smax = s
+    floor = max(ROW_FLOOR * smax, 1e-300)
+    for i in range(n):
+        s = abs(q[i])
+        row = M[i]
+        for j in range(n):
+            s += abs(row[j] * z[j])
+        if s < floor:
+            s = floor
+        wi = w[i] / s
+        if wi < 0.0 and -wi > res:
+            res = -wi
+        c = min(z[i] / zmax, abs(wi))
+        if c > res:
+            res = c
+    return res
+
+
+@nb.njit(cache=True)
 def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_scale):
     """Solve LCP(M, q) given its equilibrated copy ``Ms = R M C``; returns (status, pivots, residual).
 
-    ``qs`` is a work array for ``R q``.  Status 3 (numerical) replaces 0 when
-    the verified residual exceeds :data:`VERIFY_TOL`.
+    ``qs`` is a work array for ``R q``.  The final basis is refined once with
+    the tableau's ``B^-1`` and verified against the original data; if that
+    fails, it is re-solved by LU (:func:`refine_and_verify`) and verified
+    again.  Status 3 (numerical) replaces 0 when the verified residual still
+    exceeds :data:`VERIFY_TOL`.
     """
     n = q.shape[0]
     for i in range(n):
@@ -499,6 +620,10 @@ def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_sca
         return status, pivots, 0.0
     if status != 0:
         return status, pivots, np.inf
+    _tableau_refine(Ms, qs, d, T, basis, z)
+    res = _verify_tableau(M, q, T, basis, z, w, col_scale)
+    if res <= VERIFY_TOL:
+        return status, pivots, res
     res = refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale)
     if res > VERIFY_TOL:
         status = 3
@@ -525,7 +650,7 @@ class LemkeWorkspace:
         equilibrate(M, self.row_scale, self.col_scale)
         self.Ms = np.ascontiguousarray(self.row_scale[:, None] * M * self.col_scale[None, :])
         self.max_pivots = int(max_pivots) if max_pivots is not None else max(1000, 50 * n)
-        self.T = np.empty((n, 2 * n + 2))
+        self.T = np.empty((n + 1, 2 * n + 2))  # + a spare row for the pivot row
         self.basis = np.empty(n, dtype=np.int64)
         self.qs = np.empty(n)
         self.ones = np.ones(n)

@@ -186,7 +186,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
     n = W.shape[0]
     q = np.empty(n)
     qs = np.empty(n)
-    T = np.empty((n, 2 * n + 2))
+    T = np.empty((n + 1, 2 * n + 2))  # + a spare row for the pivot row
     basis = np.empty(n, dtype=np.int64)
     z = np.empty(n)
     wout = np.empty(n)
@@ -308,7 +308,7 @@ def routh_step(problem, v, lambda_max, *, covering=None, data=None):
     if d.shape != (n,) or not np.all(d > 0):
         raise ValueError(f"`covering` must be a positive vector of shape ({n},).")
     q, qs, z, wout, v_next = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(problem.nv))
-    T = np.empty((n, 2 * n + 2))
+    T = np.empty((n + 1, 2 * n + 2))  # + a spare row for the pivot row
     basis = np.empty(n, dtype=np.int64)
     status, _, res = routh_step_kernel(data.W, data.Ws, data.row_scale, data.col_scale, data.Jbar,
                                        data.Minv_JbarT, problem.m, v, lam, d, data.max_pivots,
