@@ -204,3 +204,19 @@ def test_plot_compliant(tmp_path, ratio_sweep, tilt_sweep):
                          set_label="rigid stand-in")
     assert (tmp_path / "fig12.png").stat().st_size > 10_000
     assert len(fig.axes) == 4  # two panels + two colour bars
+
+
+def test_containment_of_quick_sweeps_in_the_sampled_set(ratio_sweep, tilt_sweep):
+    # the real set: the rocking-block scenario sampled by reach, doubled by its mirror map
+    import scenarios
+    from reach import sample_post_impact_set
+
+    s = scenarios.get("rocking-block")
+    result = sample_post_impact_set(s.problem, 2**14, s.h, s.N).mirror(s.mirror)
+    points = result.contact_velocities()[:, :, 0]           # (A-normal, B-normal)
+    for sweep in (ratio_sweep, tilt_sweep):
+        c = containment(sweep.normal_velocities, points, 2e-3, thickness=1e-3)
+        print(sweep.kind, "containment in the sampled set", c.fraction,
+              "distances", np.round(c.distances, 6))
+        assert c.fraction >= 0.8
+        assert c.worst_distance < 3e-3
