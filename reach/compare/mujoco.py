@@ -1,0 +1,501 @@
+"""MuJoCo as a comparison simulator: its single outcome against the post-impact set.
+
+The impact read by :func:`reach.adapters.mujoco.impact_from_mujoco` is
+simulated in MuJoCo itself, with everything but the contacts switched off and
+the contacts made stiff and strongly damped, i.e. nearly plastic, so that
+MuJoCo's soft contacts approximate a rigid inelastic impact:
+
+* gravity, joint springs and dampers and actuation disabled
+  (``mjDSBL_GRAVITY | mjDSBL_SPRING | mjDSBL_DAMPER | mjDSBL_ACTUATION``);
+* for every geom: ``solref = (timeconst / sqrt(s_i), dampratio)`` -- MuJoCo's
+  standard (time constant, damping ratio) format; the stiffness of contact i
+  scales as ``s_i / timeconst^2`` -- ``solimp = (0.99, 0.99, 0.001, 0.5, 2)``,
+  ``margin = gap = 0``; world geoms get ``solmix = 0`` so that the moving
+  geom's ``solref`` decides (MuJoCo mixes the two geoms' parameters by
+  ``solmix``); explicit pairs get the unscaled parameters;
+* elliptic friction cones, Newton solver at tolerance 1e-12, and a timestep
+  ``timeconst_min / 20`` where ``timeconst_min`` is the stiffest contact's.
+
+The simulation starts at the touchdown state and stops once the constraint
+forces ``qfrc_constraint`` have stayed below ``force_rtol`` times their peak
+for ``quiet_time`` (default 50 time constants).  MuJoCo's reference
+acceleration ``aref = -b v - k r`` with ``b = 2 / timeconst`` and
+``k = 1 / (timeconst dampratio)^2`` leaves the contacts still slightly
+penetrated when their force vanishes; the penetration then releases at a small
+separating speed, about ``depth / (2 timeconst dampratio^2)``: 1e-3 m/s for
+the rocking block (0.24 % of its pre-impact speed) at ``timeconst = 2e-4``,
+``dampratio = 10``.  This is MuJoCo's residual restitution; it is the floor of
+the distances reported below.
+
+**Perturbations**, as in the compliant comparison (paper §5.4.1): a tiny tilt
+of the touchdown configuration (:func:`tilted_state`: one hinge or the free
+joint rotated, then lowered so the lowest contact touches) and per-contact
+stiffness (``s_i``).  Per-contact stiffness needs one geom per contact --
+MuJoCo gives contacts the parameters of their geoms -- so the corners of a
+box geom share theirs; model feet (e.g. small spheres) to vary them.
+
+**Containment** (:func:`sweep`): every outcome is mapped to contact-frame
+velocities *at the nominal touchdown configuration* and its distance to the
+nearest sampled outcome of the set is measured there
+(:meth:`reach.PostImpactSet.distance_to`; all m (1 + d) coordinates).
+:func:`plot_comparison` draws the outcomes over the set in one contact plane.
+
+Examples
+--------
+>>> from reach.adapters.mujoco import impact_from_mujoco, load_model
+>>> xml, qpos, qvel = block_mjcf(feet=True)
+>>> model = load_model(xml)
+>>> impact = impact_from_mujoco(model, mujoco_data(model, qpos, qvel))
+>>> run = simulate_impact(impact, model)
+>>> run.ended, bool(abs(run.contact_velocities[0, 0] - run.contact_velocities[1, 0]) < 1e-6)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import mujoco
+from reach.adapters.mujoco import _data_at, _raised_margins
+
+__all__ = [
+    "MujocoRun",
+    "MujocoSettings",
+    "MujocoSweep",
+    "block_mjcf",
+    "mujoco_data",
+    "plot_comparison",
+    "simulate_impact",
+    "sweep",
+    "tilted_state",
+]
+
+
+def mujoco_data(model, qpos, qvel):
+    """A fresh ``MjData`` at ``qpos``, ``qvel`` (lengths checked)."""
+    return _data_at(model, qpos, qvel)
+
+
+def block_mjcf(*, spatial=False, feet=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=1.0,
+               drop_height=0.01, foot_radius=1e-3):
+    """The project's rocking block (scenario ``rocking-block``) in MJCF, at touchdown.
+
+    Parameters
+    ----------
+    spatial : bool
+        False: the planar block, joints slide x, slide z, hinge about ``-y``
+        (so that ``theta`` is the planar modeller's counter-clockwise angle in
+        the x-z plane; MuJoCo is z-up, the planar model's y is MuJoCo's z).
+        True: a free joint, depth = width (a 1 x 1 x 2 box on four corners).
+    feet : bool
+        Contact through small spheres at the bottom corners (one geom per
+        contact: per-contact stiffness), the box itself not colliding.  The
+        sphere bottoms are exactly the corners.
+    width, height, depth, mass, mu, drop_height, foot_radius : float
+        ``depth`` is the box's y size (default 0.5 planar -- it has no effect
+        there -- and ``width`` spatial).  The inertia about y is
+        ``m (w^2 + h^2) / 12`` as in the planar scenario.
+
+    Returns
+    -------
+    xml : str
+    qpos, qvel : ndarray
+        Touchdown: bottom face on the floor z = 0, falling at
+        ``sqrt(2 g drop_height)``, g = 9.81.
+    """
+    depth = (width if spatial else 0.5 * width) if depth is None else depth
+    v0 = float(np.sqrt(2.0 * 9.81 * drop_height))
+    if spatial:
+        joints = '<freejoint name="root"/>'
+        qpos = np.array([0.0, 0.0, 0.5 * height, 1.0, 0.0, 0.0, 0.0])
+        qvel = np.array([0.0, 0.0, -v0, 0.0, 0.0, 0.0])
+        ys = (-0.5 * depth, 0.5 * depth)
+    else:
+        joints = ('<joint name="x" type="slide" axis="1 0 0"/><joint name="z" type="slide" axis="0 0 1"/>'
+                  '<joint name="theta" type="hinge" axis="0 -1 0"/>')
+        qpos = np.array([0.0, 0.5 * height, 0.0])
+        qvel = np.array([0.0, -v0, 0.0])
+        ys = (0.0,)
+    box_contact = ' contype="0" conaffinity="0"' if feet else ""
+    geoms = [f'<geom name="box" type="box" size="{0.5 * width} {0.5 * depth} {0.5 * height}" '
+             f'mass="{mass}"{box_contact}/>']
+    if feet:
+        labels = "AB" if not spatial else "ABCD"
+        corners = [(x, y) for y in ys for x in (-0.5 * width, 0.5 * width)]
+        for label, (x, y) in zip(labels, corners):
+            geoms.append(f'<geom name="foot{label}" type="sphere" size="{foot_radius}" '
+                         f'pos="{x} {y} {-0.5 * height + foot_radius}" mass="0"/>')
+    xml = (f'<mujoco model="rocking-block"><default><geom friction="{mu} 0.005 0.0001"/></default>'
+           '<worldbody><geom name="floor" type="plane" size="0 0 1"/>'
+           f'<body name="block">{joints}{"".join(geoms)}</body></worldbody></mujoco>')
+    return xml, qpos, qvel
+
+
+@dataclass(frozen=True)
+class MujocoSettings:
+    """Contact and integration settings of the comparison (see the module docstring).
+
+    Attributes
+    ----------
+    timeconst : float
+        ``solref`` time constant of a contact with stiffness multiplier 1, s.
+    dampratio : float
+        ``solref`` damping ratio (>= 5: nearly plastic).
+    timestep_fraction : float
+        Timestep = ``timeconst_min * timestep_fraction`` (<= 1/20).
+    solimp : tuple of 5 floats
+    force_rtol : float
+        Constraint force counting as zero, relative to its peak.
+    quiet_time : float or None
+        How long the forces must stay zero; default ``50 timeconst``.
+    max_time : float
+        Give up after this much simulated time (``ended = False``).
+    """
+
+    timeconst: float = 2e-4
+    dampratio: float = 10.0
+    timestep_fraction: float = 1.0 / 20.0
+    solimp: tuple = (0.99, 0.99, 0.001, 0.5, 2.0)
+    force_rtol: float = 1e-6
+    quiet_time: float | None = None
+    max_time: float = 2.0
+
+    def __post_init__(self):
+        if not self.timeconst > 0:
+            raise ValueError(f"`timeconst` must be positive; got {self.timeconst!r}.")
+        if not self.dampratio > 0:
+            raise ValueError(f"`dampratio` must be positive; got {self.dampratio!r}.")
+        if not 0 < self.timestep_fraction <= 1.0 / 20.0:
+            raise ValueError(f"`timestep_fraction` must be in (0, 1/20]; got {self.timestep_fraction!r}.")
+        if len(self.solimp) != 5:
+            raise ValueError(f"`solimp` must have 5 entries; got {self.solimp!r}.")
+
+
+@dataclass(frozen=True)
+class MujocoRun:
+    """One MuJoCo impact simulation.
+
+    Attributes
+    ----------
+    qvel : ndarray, shape (nv,)
+        Post-impact velocity (MuJoCo ``qvel`` coordinates).
+    contact_velocities : ndarray, shape (m, 1 + d)
+        Its contact-frame velocities at the nominal configuration.
+    stiffness : ndarray, shape (m,)
+        Stiffness multipliers ``s_i``.
+    tilt : float
+        Tilt of the start configuration, rad.
+    duration : float
+        Simulated time, s.
+    steps : int
+    peak_force : float
+        Largest ``|qfrc_constraint|`` entry.
+    ended : bool
+        The forces went quiet before ``max_time``.
+    wall_time : float
+    """
+
+    qvel: np.ndarray
+    contact_velocities: np.ndarray
+    stiffness: np.ndarray
+    tilt: float
+    duration: float
+    steps: int
+    peak_force: float
+    ended: bool
+    wall_time: float
+
+
+def _contact_geoms(impact, model):
+    """For each contact, the geom whose parameters it takes (the one not on the world body)."""
+    geoms = []
+    for c in impact.contacts:
+        g0, g1 = c.geom
+        geoms.append(g1 if model.geom_bodyid[g1] != 0 else g0)
+    return geoms
+
+
+def comparison_model(impact, model, stiffness=None, settings=MujocoSettings()):
+    """A copy of ``model`` set up for the comparison (see the module docstring)."""
+    m = copy.deepcopy(model)
+    stiffness = np.ones(impact.problem.m) if stiffness is None else np.asarray(stiffness, dtype=float)
+    if stiffness.shape != (impact.problem.m,) or not np.all(np.isfinite(stiffness)) or np.any(stiffness <= 0):
+        raise ValueError(f"`stiffness` must hold {impact.problem.m} positive multipliers; got {stiffness!r}.")
+    off = (mujoco.mjtDisableBit.mjDSBL_GRAVITY | mujoco.mjtDisableBit.mjDSBL_SPRING
+           | mujoco.mjtDisableBit.mjDSBL_DAMPER | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+    m.opt.disableflags |= int(off)
+    m.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_OVERRIDE)
+    m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    m.opt.tolerance, m.opt.iterations = 1e-12, 200
+    m.opt.timestep = settings.timeconst / np.sqrt(stiffness.max()) * settings.timestep_fraction
+    m.geom_margin[:], m.geom_gap[:] = 0.0, 0.0
+    m.geom_solimp[:] = settings.solimp
+    m.geom_solref[:] = (settings.timeconst, settings.dampratio)
+    m.geom_solmix[:] = np.where(m.geom_bodyid == 0, 0.0, 1.0)
+    if m.npair:
+        m.pair_margin[:], m.pair_gap[:] = 0.0, 0.0
+        m.pair_solref[:] = (settings.timeconst, settings.dampratio)
+        m.pair_solimp[:] = settings.solimp
+    assigned = {}
+    for i, g in enumerate(_contact_geoms(impact, m)):
+        if g in assigned and stiffness[assigned[g]] != stiffness[i]:
+            names = impact.problem.contact_names
+            raise ValueError(f"contacts {names[assigned[g]]} and {names[i]} share geom {g}: per-contact "
+                             "stiffness needs one geom per contact (e.g. small sphere feet).")
+        assigned[g] = i
+        m.geom_solref[g, 0] = settings.timeconst / np.sqrt(stiffness[i])
+    return m
+
+
+def simulate_impact(impact, model, *, stiffness=None, qpos=None, tilt=0.0, settings=MujocoSettings()):
+    """Simulate the impact in MuJoCo from touchdown until the contact forces are gone.
+
+    Parameters
+    ----------
+    impact : MujocoImpact
+        From :func:`reach.adapters.mujoco.impact_from_mujoco`; gives the
+        pre-impact ``qvel``, the contacts and the contact frames for the result.
+    model : mujoco.MjModel
+        The model ``impact`` was read from (not modified: a copy is set up).
+    stiffness : array_like, shape (m,), optional
+        Per-contact stiffness multipliers (default all 1).
+    qpos : array_like, optional
+        Start configuration (default ``impact.qpos``; e.g. from :func:`tilted_state`).
+    tilt : float
+        Recorded with the run (the tilt that produced ``qpos``).
+    settings : MujocoSettings
+
+    Returns
+    -------
+    MujocoRun
+    """
+    m = comparison_model(impact, model, stiffness, settings)
+    d = _data_at(m, impact.qpos if qpos is None else qpos, impact.qvel)
+    quiet_time = 50.0 * settings.timeconst if settings.quiet_time is None else settings.quiet_time
+    quiet_steps = max(1, int(np.ceil(quiet_time / m.opt.timestep)))
+    max_steps = int(np.ceil(settings.max_time / m.opt.timestep))
+    peak, quiet, steps, started = 0.0, 0, 0, time.perf_counter()
+    while steps < max_steps:
+        mujoco.mj_step(m, d)
+        steps += 1
+        force = float(np.max(np.abs(d.qfrc_constraint), initial=0.0))
+        peak = max(peak, force)
+        quiet = quiet + 1 if peak > 0 and force <= settings.force_rtol * peak else 0
+        if quiet >= quiet_steps:
+            break
+    qvel = np.array(d.qvel, dtype=float)
+    s = np.ones(impact.problem.m) if stiffness is None else np.asarray(stiffness, dtype=float)
+    return MujocoRun(qvel=qvel, contact_velocities=impact.contact_frame_velocities(qvel), stiffness=s,
+                     tilt=float(tilt), duration=float(d.time), steps=steps, peak_force=peak,
+                     ended=quiet >= quiet_steps, wall_time=time.perf_counter() - started)
+
+
+def _joint_id(model, joint, kinds):
+    if joint is None:
+        for j in range(model.njnt):
+            if model.jnt_type[j] in kinds:
+                return j
+        raise ValueError("the model has no joint to tilt; pass `joint`.")
+    j = joint if isinstance(joint, (int, np.integer)) else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
+    if j < 0 or j >= model.njnt or model.jnt_type[j] not in kinds:
+        raise ValueError(f"`joint` {joint!r} is not a hinge or free joint of the model.")
+    return int(j)
+
+
+def _vertical_coordinate(model, free_joint):
+    """(qpos index, sign) of the coordinate that moves the model up."""
+    if free_joint is not None:
+        return int(model.jnt_qposadr[free_joint]) + 2, 1.0
+    for j in range(model.njnt):
+        if model.jnt_type[j] == int(mujoco.mjtJoint.mjJNT_SLIDE) and abs(abs(model.jnt_axis[j][2]) - 1.0) < 1e-12:
+            return int(model.jnt_qposadr[j]), float(np.sign(model.jnt_axis[j][2]))
+    raise ValueError("no free joint or vertical slide joint to lower the model with.")
+
+
+def _lowest_distance(model, qpos, reach_margin=0.05):
+    d = _data_at(model, qpos, np.zeros(model.nv))
+    with _raised_margins(model, reach_margin):
+        mujoco.mj_forward(model, d)
+        dists = [d.contact[i].dist for i in range(d.ncon)]
+    if not dists:
+        raise ValueError("no contact within 5 cm after tilting.")
+    return float(min(dists))
+
+
+def tilted_state(model, qpos, angle, *, joint=None, axis=(0.0, 1.0, 0.0)):
+    """``qpos`` rotated by ``angle`` (rad), then lowered so its lowest contact just touches.
+
+    A hinge ``joint`` gets ``angle`` added; a free joint (the default when the
+    model has one) is rotated about the world ``axis`` through its body origin.
+    The model is lowered with the free joint's z or a slide joint along z.
+    """
+    qpos = np.array(qpos, dtype=float)
+    hinge, free = int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_FREE)
+    has_free = any(model.jnt_type[j] == free for j in range(model.njnt))
+    j = _joint_id(model, joint, (free,) if joint is None and has_free else (hinge, free))
+    if model.jnt_type[j] == hinge:
+        qpos[model.jnt_qposadr[j]] += angle
+        free_joint = None
+    else:
+        adr = model.jnt_qposadr[j]
+        axis = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+        rotation = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+        quat = np.zeros(4)
+        mujoco.mju_mulQuat(quat, rotation, qpos[adr + 3:adr + 7])
+        qpos[adr + 3:adr + 7] = quat
+        free_joint = j
+    index, sign = _vertical_coordinate(model, free_joint)
+    for _ in range(3):
+        qpos[index] -= sign * _lowest_distance(model, qpos)
+    return qpos
+
+
+@dataclass(frozen=True)
+class MujocoSweep:
+    """MuJoCo outcomes of perturbed impacts and their distances to the set.
+
+    Attributes
+    ----------
+    runs : list of MujocoRun
+    kind : ndarray of str, shape (n,)
+        ``"tilt"`` or ``"stiffness"`` per run.
+    distances : ndarray, shape (n,)
+        Distance of each outcome to the nearest outcome of the set, in
+        contact-velocity coordinates (m/s).
+    eps : float
+        Tolerance of :attr:`fraction_within`.
+    """
+
+    runs: list = field(repr=False)
+    kind: np.ndarray
+    distances: np.ndarray
+    eps: float
+
+    @property
+    def fraction_within(self) -> float:
+        """Fraction of outcomes within ``eps`` of the set."""
+        return float(np.mean(self.distances <= self.eps))
+
+    @property
+    def qvel(self) -> np.ndarray:
+        return np.array([r.qvel for r in self.runs])
+
+    def summary(self) -> str:
+        ended = sum(r.ended for r in self.runs)
+        return (f"{len(self.runs)} MuJoCo runs ({ended} ended); {100 * self.fraction_within:.1f} % within "
+                f"{self.eps:.3g} m/s of the set; distance median {np.median(self.distances):.3g}, "
+                f"max {self.distances.max():.3g} m/s; {np.mean([r.wall_time for r in self.runs]):.3g} s/run")
+
+
+def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01), stiffness_ratios=(1e-2, 1e-1, 1.0, 1e1, 1e2),
+          stiffness_patterns=None, tilt_joint=None, tilt_axis=(0.0, 1.0, 0.0), eps=None,
+          settings=MujocoSettings()):
+    """Simulate perturbed impacts in MuJoCo and measure their distance to ``result``.
+
+    Parameters
+    ----------
+    impact : MujocoImpact
+    model : mujoco.MjModel
+    result : PostImpactSet
+        The set of ``impact.problem``.
+    tilts_deg : sequence of float
+        Tilts of the touchdown configuration (degrees; :func:`tilted_state`).
+    stiffness_ratios : sequence of float
+        ``k_0 / k_rest``: contact 0 against all others, with the softer
+        stiffness fixed at the nominal one (needs one geom per contact).
+    stiffness_patterns : array_like (p, m), optional
+        Further per-contact stiffness multipliers, one run each.
+    tilt_joint, tilt_axis
+        See :func:`tilted_state`.
+    eps : float, optional
+        Containment tolerance, default 1 % of the pre-impact contact speed
+        (``max |Jn v|``).
+    settings : MujocoSettings
+
+    Returns
+    -------
+    MujocoSweep
+    """
+    problem = impact.problem
+    if result.problem.fingerprint() != problem.fingerprint():
+        raise ValueError("`result` was computed for a different problem than `impact.problem`.")
+    runs, kinds = [], []
+    for tilt in tilts_deg:
+        qpos = tilted_state(model, impact.qpos, np.deg2rad(tilt), joint=tilt_joint, axis=tilt_axis)
+        runs.append(simulate_impact(impact, model, qpos=qpos, tilt=np.deg2rad(tilt), settings=settings))
+        kinds.append("tilt")
+    patterns = []
+    for ratio in stiffness_ratios:
+        s = np.ones(problem.m)
+        if ratio >= 1:
+            s[0] = ratio
+        else:
+            s[1:] = 1.0 / ratio
+        patterns.append(s)
+    if stiffness_patterns is not None:
+        patterns.extend(np.atleast_2d(np.asarray(stiffness_patterns, dtype=float)))
+    for s in patterns:
+        runs.append(simulate_impact(impact, model, stiffness=s, settings=settings))
+        kinds.append("stiffness")
+    if not runs:
+        raise ValueError("nothing to simulate: `tilts_deg`, `stiffness_ratios` and `stiffness_patterns` are empty.")
+    eps = 0.01 * float(np.max(np.abs(problem.Jn @ problem.v))) if eps is None else float(eps)
+    distances = result.distance_to(np.array([r.qvel for r in runs]))
+    return MujocoSweep(runs, np.array(kinds), np.atleast_1d(distances), eps)
+
+
+def plot_comparison(result, mujoco_sweep, axes=None, ax=None, *, path=None, title=None):
+    """MuJoCo's outcomes over the set in one contact plane.
+
+    Parameters
+    ----------
+    result : PostImpactSet
+    mujoco_sweep : MujocoSweep
+    axes : (str, str), optional
+        Plane, e.g. ``("A.normal", "B.normal")`` (the default: the first two
+        contacts' normal velocities, or contact A's tangent1-normal plane if
+        there is one contact).
+    ax : matplotlib Axes, optional
+    path : str or path-like, optional
+        Save the figure there.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from reach.plotting import plot_contact_plane, project
+
+    problem = result.problem
+    names = problem.contact_names
+    if axes is None:
+        axes = (f"{names[0]}.normal", f"{names[1]}.normal") if problem.m > 1 else \
+            (f"{names[0]}.{'tangent' if problem.planar else 'tangent1'}", f"{names[0]}.normal")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 5.5), layout="constrained")
+    plot_contact_plane(result, axes, ax, baselines=None, paths=False, legend=False,
+                       title=title or "MuJoCo outcomes over the post-impact set")
+    xy = project(problem, mujoco_sweep.qvel, axes)
+    markers = {"tilt": ("^", "#d62728", "MuJoCo, tilted"), "stiffness": ("o", "#1f77b4", "MuJoCo, stiffness ratio")}
+    for kind, (marker, colour, label) in markers.items():
+        sel = mujoco_sweep.kind == kind
+        if np.any(sel):
+            ax.scatter(xy[sel, 0], xy[sel, 1], marker=marker, s=36, color=colour, edgecolors="k",
+                       linewidths=0.5, zorder=12, label=f"{label} ({int(sel.sum())})")
+    # zoom on the outcomes (the pre-impact point would dwarf them)
+    pts = np.vstack([project(problem, result.velocities, axes), xy])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    pad = 0.08 * np.maximum(hi - lo, 1e-3 * float(np.max(np.abs(problem.Jn @ problem.v))))
+    ax.set_xlim(lo[0] - pad[0], hi[0] + pad[0])
+    ax.set_ylim(lo[1] - pad[1], hi[1] + pad[1])
+    ax.legend(loc="best", fontsize=8, title=f"{100 * mujoco_sweep.fraction_within:.0f} % within "
+              f"{mujoco_sweep.eps:.2g} m/s", title_fontsize=8)
+    if path is not None:
+        ax.figure.savefig(path, dpi=130)
+    return ax
