@@ -281,7 +281,7 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
             w[i] = q[i]
         return 0, 0
     for i in range(n):
-        for j in range(2 * n + 2):
+        for j in range(n):
             T[i, j] = 0.0
         T[i, i] = 1.0
         for j in range(n):
@@ -541,9 +541,14 @@ def _tableau_refine(Ms, qs, d, T, basis, r):
 
 @nb.njit(cache=True)
 def _verify_tableau(M, q, T, basis, z, w, col_scale):
-    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
+    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual.
+
+    The residual is :func:`residual_kernel`'s; the row activities are kept in
+    the tableau's z0 column (no longer needed) so ``M`` is read once.
+    """
     n = q.shape[0]
     rhs = 2 * n + 1
+    act = 2 * n
     for i in range(n):
         z[i] = 0.0
     for i in range(n):
@@ -551,20 +556,12 @@ def _verify_tableau(M, q, T, basis, z, w, col_scale):
         if n <= b < 2 * n:
             z[b - n] = T[i, rhs] * col_scale[b - n]
     worst_negative = 0.0
+    zmax = 0.0
     for j in range(n):
         if z[j] < worst_negative:
             worst_negative = z[j]
         if z[j] < 0.0:
             z[j] = 0.0
-    return _residual_fill_w(M, q, z, w, worst_negative)
-
-
-@nb.njit(cache=True)
-def _residual_fill_w(M, q, z, w, worst_negative):
-    """``w = M z + q`` and the residual of :func:`residual_kernel`, in one pass over M."""
-    n = q.shape[0]
-    zmax = 0.0
-    for j in range(n):
         if z[j] > zmax:
             zmax = z[j]
     if zmax == 0.0:
@@ -574,22 +571,17 @@ def _residual_fill_w(M, q, z, w, worst_negative):
     for i in range(n):
         acc = q[i]
         s = abs(q[i])
-        row = M[i]
         for j in range(n):
-            t = row[j] * z[j]
+            t = M[i, j] * z[j]
             acc += t
             s += abs(t)
         w[i] = acc
+        T[i, act] = s
         if s > smax:
             smax = s
     floor = max(ROW_FLOOR * smax, 1e-300)
     for i in range(n):
-        s = abs(q[i])
-        row = M[i]
-        for j in range(n):
-            s += abs(row[j] * z[j])
-        if s < floor:
-            s = floor
+        s = max(T[i, act], floor)
         wi = w[i] / s
         if wi < 0.0 and -wi > res:
             res = -wi
