@@ -1,0 +1,355 @@
+"""Contact-frame planes: the impact process of a post-impact set, projected (paper section 5.4).
+
+A *plane* is a pair of contact-frame coordinates, each written
+``"<contact>.<component>"``: ``"A.normal"`` is the normal velocity
+``J_n,A v`` of contact A, ``"A.tangent"`` its tangential velocity
+``J_t,A v`` (``"n"``, ``"t"``, ``"tangential"`` also accepted; spatial
+problems have ``"A.tangent1"`` and ``"A.tangent2"``).  The paper's figures use
+normal(A) vs normal(B) and, per contact, tangential vs normal.
+
+:func:`plot_contact_plane` draws, in that plane, with the paper's encoding:
+
+* the sampled impact-resolving paths as thin light-grey lines,
+* the post-impact outcomes as dark points inside a grey region outlined by
+  :func:`reach.plotting.region.outline_region` (its area in the legend),
+* the sequential resolutions (A first, B first, ...) as coloured lines with
+  end markers, the simultaneous (Anitescu-Potra) solutions as blue diamonds,
+* the pre-impact point, and optionally one highlighted outcome (a star).
+
+Colours are chosen to stay apart in greyscale print: the sequential lines
+also differ in dash and end marker, the simultaneous markers in shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reach.plotting.region import outline_region
+
+__all__ = ["Baselines", "PlanePlot", "parse_axis", "axis_label", "project", "plot_contact_plane",
+           "plot_contact_frame", "STYLE"]
+
+#: Drawing style of each element (matplotlib keyword arguments).
+STYLE = {
+    "paths": dict(color="0.78", lw=0.35, alpha=0.6, zorder=1),
+    "region": dict(facecolor="0.62", edgecolor="0.05", lw=1.0, alpha=0.45, zorder=2),
+    "outline": dict(color="0.05", lw=1.0, zorder=4),
+    "outcomes": dict(color="0.15", s=2.0, marker="o", linewidths=0, zorder=3),
+    "pre": dict(marker="o", ms=8, mfc="white", mec="black", mew=1.5, ls="none", zorder=8),
+    "simultaneous": dict(marker="D", ms=8, mfc="#1f5fbf", mec="black", mew=0.8, ls="none", zorder=9),
+    "highlight": dict(marker="*", ms=15, mfc="white", mec="black", mew=1.0, ls="none", zorder=10),
+    "zero": dict(color="0.55", lw=0.7, ls=(0, (4, 3)), zorder=0),
+}
+#: Sequential resolutions: colour, dash and end marker per starting contact (red, gold, ...).
+SEQUENTIAL_STYLES = (
+    dict(color="#d62728", ls="-", marker="s"),
+    dict(color="#e8a900", ls=(0, (5, 2)), marker="^"),
+    dict(color="#2ca02c", ls=(0, (1, 1.5)), marker="v"),
+    dict(color="#9467bd", ls="-.", marker="P"),
+    dict(color="#8c564b", ls=(0, (3, 1, 1, 1)), marker="X"),
+)
+MAX_PATHS = 3000
+DISPLAY_GRID = 1200
+
+_COMPONENTS = {"normal": 0, "n": 0, "tangent": 1, "tangential": 1, "t": 1,
+               "tangent1": 1, "t1": 1, "tangent2": 2, "t2": 2}
+
+
+def parse_axis(problem, spec):
+    """``"A.normal"`` -> (contact index, component index); ValueError naming valid choices."""
+    if not isinstance(spec, str) or "." not in spec:
+        raise ValueError(f"an axis must be written '<contact>.<component>', e.g. 'A.normal'; got {spec!r}.")
+    contact, _, component = spec.rpartition(".")
+    names = list(problem.contact_names)
+    if contact not in names:
+        raise ValueError(f"unknown contact {contact!r} in axis {spec!r}; the contacts are {names}.")
+    key = component.strip().lower()
+    if key not in _COMPONENTS or _COMPONENTS[key] > problem.tangent_dim:
+        valid = "normal, tangent" if problem.tangent_dim == 1 else "normal, tangent1, tangent2"
+        raise ValueError(f"unknown component {component!r} in axis {spec!r}; use one of: {valid}.")
+    return names.index(contact), _COMPONENTS[key]
+
+
+def axis_label(problem, spec):
+    """Axis label naming the contact, the component and the unit."""
+    i, k = parse_axis(problem, spec)
+    what = "normal" if k == 0 else ("tangential" if problem.tangent_dim == 1 else f"tangential ({k})")
+    return f"{what} velocity at {problem.contact_names[i]} [m/s]"
+
+
+def project(problem, V, axes):
+    """Velocities V (..., nv) -> plane coordinates (..., 2)."""
+    (i, a), (j, b) = (parse_axis(problem, s) for s in axes)
+    cv = problem.contact_velocities(np.asarray(V, dtype=float))
+    return np.stack([cv[..., i, a], cv[..., j, b]], axis=-1)
+
+
+@dataclass
+class Baselines:
+    """The baseline resolutions drawn with a set (paper section 2.2.2).
+
+    Attributes
+    ----------
+    simultaneous : ndarray, shape (k, nv)
+        Every distinct Anitescu-Potra outcome (:func:`reach.baselines.simultaneous`).
+    sequential : dict of str -> ndarray (k + 1, nv)
+        Sequential resolution paths keyed by the first contact's name.
+    """
+
+    simultaneous: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    sequential: dict = field(default_factory=dict)
+
+    @classmethod
+    def compute(cls, problem, *, sequential="auto", simultaneous=True):
+        """Compute the baselines of ``problem``.
+
+        Parameters
+        ----------
+        sequential : "auto", sequence of contact names/indices, or None
+            Starting contacts of the sequential resolutions.  ``"auto"``
+            means every contact when ``m <= 2`` (the paper's A-first and
+            B-first) and none otherwise (the paper shows none for the disk
+            stack, where cycling sequential impacts do not terminate).
+        simultaneous : bool
+        """
+        from reach import baselines
+
+        sim = baselines.simultaneous(problem) if simultaneous else np.zeros((0, problem.nv))
+        if sequential == "auto":
+            sequential = list(range(problem.m)) if problem.m <= 2 else []
+        seq = {}
+        for first in sequential or []:
+            res = baselines.sequential(problem, first)
+            name = first if isinstance(first, str) else problem.contact_names[int(first)]
+            seq[name] = res.path
+        return cls(np.asarray(sim, dtype=float), seq)
+
+
+@dataclass
+class PlanePlot:
+    """What :func:`plot_contact_plane` drew.
+
+    Attributes
+    ----------
+    ax : matplotlib.axes.Axes
+    region : Region or None
+        The outline of the projected outcomes (None without outcomes).
+    handles : dict of str -> artist
+        Legend entries by label, for a shared legend.
+    points : ndarray, shape (n, 2)
+        The projected outcomes (mirror images included).
+    """
+
+    ax: object
+    region: object
+    handles: dict
+    points: np.ndarray
+
+
+def _with_mirror(V, mirror):
+    if mirror is None:
+        return V
+    S = np.asarray(mirror, dtype=float)
+    return np.concatenate([V, V @ S.T])
+
+
+def _thin_for_display(xy, lo, span):
+    """One point per display-grid cell (points drawn on top of each other add nothing)."""
+    if len(xy) <= 20000:
+        return xy
+    cells = np.floor((xy - lo) / span * DISPLAY_GRID).astype(np.int64)
+    _, first = np.unique(cells[:, 0] * (4 * DISPLAY_GRID) + cells[:, 1], return_index=True)
+    return xy[np.sort(first)]
+
+
+def _limits(clouds):
+    """Axis ranges with a 7 % margin; a degenerate range is widened to 10 % of the other."""
+    allxy = np.vstack([c for c in clouds if len(c)])
+    lo, hi = allxy.min(axis=0), allxy.max(axis=0)
+    span = hi - lo
+    biggest = max(float(span.max()), 1e-6 * max(float(np.abs(allxy).max()), 1.0), 1e-12)
+    for d in range(2):
+        if span[d] < 0.1 * biggest:
+            centre = 0.5 * (lo[d] + hi[d])
+            lo[d], hi[d] = centre - 0.05 * biggest, centre + 0.05 * biggest
+    span = hi - lo
+    return lo - 0.07 * span, hi + 0.07 * span
+
+
+def _merge_identical(seq):
+    """Group sequential paths that coincide: list of (names, path)."""
+    groups = []
+    for name, pxy in seq.items():
+        for names, other in groups:
+            if other.shape == pxy.shape and np.allclose(other, pxy, rtol=0, atol=1e-9 * (1 + np.abs(pxy).max())):
+                names.append(name)
+                break
+        else:
+            groups.append(([name], pxy))
+    return groups
+
+
+def _area_text(area):
+    return f"{area:.2g}" if area >= 1e-3 else f"{area:.1e}"
+
+
+def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror=None, baselines="auto",
+                       paths=True, max_paths=MAX_PATHS, outline=True, highlight=None, legend=True,
+                       title=None, equal_aspect=False, rasterized=True, region_resolution=300):
+    """Draw the impact process of ``result`` projected onto one contact-frame plane.
+
+    Parameters
+    ----------
+    result : PostImpactSet
+    axes : (str, str)
+        The x and y coordinates, e.g. ``("A.normal", "B.normal")`` or
+        ``("A.tangent", "A.normal")``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into; a new figure is made if omitted.
+    mirror : array_like (nv, nv), optional
+        A symmetry map S; outcomes and paths are duplicated as ``S v`` (the
+        paper did this for symmetric scenarios).
+    baselines : "auto", Baselines or None
+        ``"auto"`` computes :meth:`Baselines.compute` for ``result.problem``;
+        pass a precomputed one to draw several planes, None for none.
+    paths : bool
+        Draw the sampled paths (``result.paths``), at most ``max_paths`` of
+        them (evenly thinned).
+    outline : bool
+        Outline the outcomes' region and report its area in the legend.
+    highlight : array_like (nv,), optional
+        One outcome to mark with a star (e.g. the one drawn in a configuration panel).
+    legend : bool
+        Add a legend inside the axes (off when a figure has a shared legend).
+    title : str, optional
+    equal_aspect : bool
+        Equal scales on both axes (the axes box shrinks to fit).
+    rasterized : bool
+        Rasterize the paths and points (keeps PDFs small).
+    region_resolution : int
+        Grid resolution of the outline (see :func:`outline_region`).
+
+    Returns
+    -------
+    PlanePlot
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, PathPatch
+    from matplotlib.path import Path as MplPath
+
+    problem = result.problem
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"`axes` must name two coordinates; got {axes!r}.")
+    for spec in axes:
+        parse_axis(problem, spec)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+    if isinstance(baselines, str):
+        if baselines != "auto":
+            raise ValueError(f"`baselines` must be 'auto', a Baselines or None; got {baselines!r}.")
+        baselines = Baselines.compute(problem)
+
+    V = _with_mirror(np.asarray(result.velocities, dtype=float).reshape(-1, problem.nv), mirror)
+    xy = project(problem, V, axes) if len(V) else np.zeros((0, 2))
+    pre = project(problem, problem.v, axes)
+    path_list = []
+    if paths and result.paths:
+        stride = max(1, int(np.ceil(len(result.paths) * (1 if mirror is None else 2) / max_paths)))
+        chosen = result.paths[::stride]
+        path_list = [project(problem, p, axes) for p in chosen]
+        if mirror is not None:
+            path_list += [project(problem, _with_mirror(p, mirror)[len(p):], axes) for p in chosen]
+    sim = np.zeros((0, 2))
+    seq = []
+    if baselines is not None:
+        if baselines.simultaneous.size:
+            sim = project(problem, baselines.simultaneous, axes)
+        seq = [(names, project(problem, p, axes)) for names, p in _merge_identical(baselines.sequential)]
+    star = None if highlight is None else project(problem, highlight, axes)
+
+    clouds = [pre[None], xy, sim, *path_list, *(p for _, p in seq)]
+    if star is not None:
+        clouds.append(star[None])
+    lo, hi = _limits(clouds)
+    span = hi - lo
+    handles = {}
+
+    # Zero lines: the non-penetration boundary (normal) and stiction (tangential).
+    ax.axhline(0.0, **STYLE["zero"])
+    ax.axvline(0.0, **STYLE["zero"])
+    if path_list:
+        lines = LineCollection(path_list, rasterized=rasterized, **STYLE["paths"])
+        ax.add_collection(lines)
+        handles["sampled paths"] = Line2D([], [], color=STYLE["paths"]["color"], lw=1.5)
+    region = None
+    if len(xy):
+        if outline:
+            region = outline_region(xy, scale=span, origin=lo, resolution=region_resolution)
+            verts, codes = [], []
+            for ring in region.exteriors() + region.holes():
+                verts.append(ring)
+                codes.append([MplPath.MOVETO] + [MplPath.LINETO] * (len(ring) - 2) + [MplPath.CLOSEPOLY])
+            patch_path = MplPath(np.vstack(verts), np.concatenate(codes))
+            style = dict(STYLE["region"])
+            ax.add_patch(PathPatch(patch_path, facecolor=style["facecolor"], alpha=style["alpha"],
+                                   edgecolor="none", zorder=style["zorder"]))
+            ax.add_patch(PathPatch(patch_path, facecolor="none", edgecolor=style["edgecolor"], lw=style["lw"],
+                                   zorder=STYLE["outline"]["zorder"]))
+            handles[f"post-impact region (area {_area_text(region.area)} m²/s²)"] = Patch(
+                facecolor=style["facecolor"], alpha=0.8, edgecolor=style["edgecolor"], lw=style["lw"])
+        shown = _thin_for_display(xy, lo, span)
+        ax.scatter(shown[:, 0], shown[:, 1], rasterized=rasterized, **STYLE["outcomes"])
+        count = f"{len(xy):,d}" + (" incl. mirror images" if mirror is not None else "")
+        handles[f"post-impact outcomes ({count})"] = Line2D([], [], color=STYLE["outcomes"]["color"],
+                                                             marker="o", ms=4, ls="none")
+    for k, (names, pxy) in enumerate(seq):
+        st = SEQUENTIAL_STYLES[k % len(SEQUENTIAL_STYLES)]
+        ax.plot(pxy[:, 0], pxy[:, 1], color=st["color"], ls=st["ls"], lw=2.0, zorder=6)
+        ax.plot(pxy[-1, 0], pxy[-1, 1], marker=st["marker"], ms=8, color=st["color"], mec="black", mew=0.8,
+                ls="none", zorder=7)
+        label = f"sequential, {names[0]} first" if len(names) == 1 else \
+            f"sequential, {' or '.join(names)} first (same path)"
+        handles[label] = Line2D([], [], color=st["color"], ls=st["ls"], lw=2.0, marker=st["marker"], ms=7,
+                                mec="black", mew=0.8)
+    if len(sim):
+        ax.plot(sim[:, 0], sim[:, 1], **STYLE["simultaneous"])
+        handles[f"simultaneous (Anitescu-Potra){'' if len(sim) == 1 else f', {len(sim)} solutions'}"] = \
+            Line2D([], [], **STYLE["simultaneous"])
+    ax.plot(*pre, **STYLE["pre"])
+    handles["pre-impact"] = Line2D([], [], **STYLE["pre"])
+    if star is not None:
+        ax.plot(*star, **STYLE["highlight"])
+        handles["outcome drawn in the 'after' panel"] = Line2D([], [], **STYLE["highlight"])
+
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    if equal_aspect:
+        ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel(axis_label(problem, axes[0]))
+    ax.set_ylabel(axis_label(problem, axes[1]))
+    ax.grid(alpha=0.25, lw=0.5)
+    if title:
+        ax.set_title(title)
+    if legend:
+        ax.legend(list(handles.values()), list(handles), loc="best", fontsize=8, framealpha=0.9)
+    return PlanePlot(ax=ax, region=region, handles=handles, points=xy)
+
+
+def plot_contact_frame(result, contact="A", ax=None, **options):
+    """Tangential (x) vs normal (y) velocity of one contact; see :func:`plot_contact_plane`.
+
+    ``contact`` is a contact name or index; ``options`` go to :func:`plot_contact_plane`.
+    """
+    names = list(result.problem.contact_names)
+    name = names[int(contact)] if not isinstance(contact, str) else contact
+    if result.problem.tangent_dim != 1:
+        axes = (f"{name}.tangent1", f"{name}.normal")
+    else:
+        axes = (f"{name}.tangent", f"{name}.normal")
+    options.setdefault("title", f"contact {name}")
+    return plot_contact_plane(result, axes, ax, **options)
