@@ -69,6 +69,7 @@ __all__ = [
     "block_mjcf",
     "mujoco_data",
     "plot_comparison",
+    "plot_contact_planes",
     "simulate_impact",
     "sweep",
     "tilted_state",
@@ -499,3 +500,43 @@ def plot_comparison(result, mujoco_sweep, axes=None, ax=None, *, path=None, titl
     if path is not None:
         ax.figure.savefig(path, dpi=130)
     return ax
+
+
+def plot_contact_planes(result, *, path=None, contacts=None, title=None):
+    """Tangential (first tangent) vs normal velocity, one panel per contact.
+
+    For spatial problems such as the free 3-D block on four corners
+    (:func:`reach.plotting.plot_contact_frame` per contact, no baselines:
+    enumerating the simultaneous law's solutions is out of reach for
+    m (3 + k) = 44 LCP variables).
+
+    Parameters
+    ----------
+    result : PostImpactSet
+    path : str or path-like, optional
+        Save the figure there.
+    contacts : sequence of str or int, optional
+        Default: all.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from reach.plotting import plot_contact_frame
+
+    names = list(result.problem.contact_names) if contacts is None else list(contacts)
+    cols = min(len(names), 4)
+    rows = int(np.ceil(len(names) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.9 * rows), layout="constrained", squeeze=False)
+    for ax, name in zip(axes.ravel(), names):
+        plot_contact_frame(result, name, ax, baselines=None, legend=False)
+    for ax in axes.ravel()[len(names):]:
+        ax.set_visible(False)
+    if title:
+        fig.suptitle(title)
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
