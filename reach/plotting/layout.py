@@ -66,11 +66,12 @@ def _plane_name(problem, plane):
     return f"contact-{names[plane[1]]}"
 
 
-def pick_outcome(result, baselines=None):
-    """The sampled outcome farthest from every simultaneous solution (contact-velocity distance).
+def pick_outcome(result, baselines=None, *, quantile=0.99):
+    """A sampled outcome far from every simultaneous solution (contact-velocity distance).
 
-    Falls back to the farthest from the pre-impact velocity without baselines;
-    None for an empty set.
+    The outcome at the ``quantile`` of that distance (not the maximum, so
+    that a rare extreme sample does not stand for the set).  Without
+    baselines the distance is to the pre-impact velocity; None for an empty set.
     """
     if len(result) == 0:
         return None
@@ -81,39 +82,17 @@ def pick_outcome(result, baselines=None):
     else:
         refs = problem.contact_velocities(problem.v).reshape(1, -1)
     dist = np.min(np.linalg.norm(pts[:, None, :] - refs[None, :, :], axis=2), axis=1)
-    return np.asarray(result.velocities[int(np.argmax(dist))], dtype=float)
+    order = np.argsort(dist, kind="stable")
+    k = order[min(len(order) - 1, int(quantile * len(order)))]
+    return np.asarray(result.velocities[int(k)], dtype=float)
 
 
-def _contact_arrows(ax, scenario, velocity, factor):
-    """Contact-frame velocity (normal and tangential parts) as an arrow at each contact."""
-    for c, u in zip(scenario.contact_frames(), scenario.problem.contact_velocities(velocity)):
-        vec = u[0] * np.asarray(c.normal) + u[1] * np.asarray(c.tangent)
-        if np.linalg.norm(vec) * factor < 1e-3 * np.ptp(ax.get_xlim()):
-            continue
-        ax.annotate("", xy=np.asarray(c.point) + factor * vec, xytext=c.point, zorder=11,
-                    arrowprops=dict(arrowstyle="-|>", color="#1f5fbf", lw=1.6, mutation_scale=12,
-                                    shrinkA=0, shrinkB=0))
-
-
-def _configuration_panels(scenario, result, ax_before, ax_after, outcome):
-    from matplotlib.lines import Line2D
-
+def _configuration_panels(scenario, ax_before, ax_after, outcome):
     from reach.drawing import draw_configuration
 
-    draw_configuration(scenario, ax_before, title="before the impact")
+    draw_configuration(scenario, ax_before, title="before the impact (arrow: pre-impact velocity)")
     draw_configuration(scenario, ax_after, velocity=outcome if outcome is not None else False,
-                       title="after: the outcome marked ★ in the planes")
-    pre = scenario.problem.contact_velocities(scenario.problem.v)
-    top = float(np.max(np.linalg.norm(pre, axis=-1)))
-    if top > 0:
-        factor = 0.16 * np.ptp(ax_before.get_xlim()) / top
-        _contact_arrows(ax_before, scenario, scenario.problem.v, factor)
-        if outcome is not None:
-            _contact_arrows(ax_after, scenario, outcome, factor)
-    handles = [Line2D([], [], color="#c00000", lw=2, marker=">", ms=6, label="body velocity"),
-               Line2D([], [], color="#1f5fbf", lw=1.6, marker=">", ms=5,
-                      label="contact velocity (same scale in both panels)")]
-    ax_before.legend(handles=handles, loc="upper left", fontsize=7.5, framealpha=0.9)
+                       title="after: the outcome ★ of the planes (arrow: its velocity)")
 
 
 def _summary_text(scenario, result, mirror, regions):
@@ -121,15 +100,16 @@ def _summary_text(scenario, result, mirror, regions):
     n = s["samples"]
     exponent = int(np.log2(n)) if n & (n - 1) == 0 else None
     samples = f"2^{exponent} = {n:,d}" if exponent is not None else f"{n:,d}"
-    lines = [f"{samples} samples (h = {result.settings['h']:g}, N = {result.settings['max_steps']}), "
-             f"{s['kept']:,d} in the set" + (", drawn with mirror images" if mirror is not None else ""),
+    lines = [f"{samples} samples (h = {result.settings['h']:g}, N = {result.settings['max_steps']}),",
+             f"{s['kept']:,d} in the set" + (" (drawn with their mirror images)" if mirror is not None else ""),
              f"{s['lcps_per_sample']:.2f} LCPs per sample"
              + (f", {s['time_per_sample'] * 1e6:.1f} µs per sample" if s["time_per_sample"] else ""),
              "outcomes per contact (lift-off / slide / stick):"]
     for name, c in s["contacts"].items():
         lines.append(f"   {name}: {c['lift_off']:6.1%} / {c['slide']:6.1%} / {c['stick']:6.1%}")
     if regions:
-        lines.append("region areas [m²/s²]: " + ", ".join(f"{k} {v:.2g}" for k, v in regions.items()))
+        lines.append("region areas [m²/s²]:")
+        lines.append("   " + ", ".join(f"{k} {v:.2g}" for k, v in regions.items()))
     return "\n".join(lines)
 
 
@@ -171,7 +151,7 @@ def plot_scenario_figure(scenario, result, *, baselines=None, mirror=True, outco
     grid = fig.add_gridspec(1 + len(rows), 6, height_ratios=[0.9] + [1.0] * len(rows))
     ax_before, ax_after = fig.add_subplot(grid[0, 0:2]), fig.add_subplot(grid[0, 2:4])
     ax_legend = fig.add_subplot(grid[0, 4:6])
-    _configuration_panels(scenario, result, ax_before, ax_after, outcome)
+    _configuration_panels(scenario, ax_before, ax_after, outcome)
     handles, regions = {}, {}
     for r, row in enumerate(rows):
         offset = (3 - len(row))  # centre short rows

@@ -51,6 +51,10 @@ SEQUENTIAL_STYLES = (
     dict(color="#8c564b", ls=(0, (3, 1, 1, 1)), marker="X"),
 )
 MAX_PATHS = 3000
+#: An inset zooms on the outcomes when they span less than this fraction of the axes.
+ZOOM_FRACTION = 0.34
+#: Inset size as a fraction of the axes.
+INSET_SIZE = 0.45
 DISPLAY_GRID = 1200
 
 _COMPONENTS = {"normal": 0, "n": 0, "tangent": 1, "tangential": 1, "t": 1,
@@ -140,12 +144,15 @@ class PlanePlot:
         Legend entries by label, for a shared legend.
     points : ndarray, shape (n, 2)
         The projected outcomes (mirror images included).
+    inset : matplotlib.axes.Axes or None
+        The zoom on the outcomes, if one was added.
     """
 
     ax: object
     region: object
     handles: dict
     points: np.ndarray
+    inset: object = None
 
 
 def _with_mirror(V, mirror):
@@ -197,7 +204,7 @@ def _area_text(area):
 
 def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror=None, baselines="auto",
                        paths=True, max_paths=MAX_PATHS, outline=True, highlight=None, legend=True,
-                       title=None, equal_aspect=False, rasterized=True, region_resolution=300):
+                       title=None, equal_aspect=False, rasterized=True, region_resolution=300, inset=True):
     """Draw the impact process of ``result`` projected onto one contact-frame plane.
 
     Parameters
@@ -230,16 +237,15 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
         Rasterize the paths and points (keeps PDFs small).
     region_resolution : int
         Grid resolution of the outline (see :func:`outline_region`).
+    inset : bool
+        When the outcomes span under a third of the axes (the paths reach far
+        from them), add an inset zoomed on them, in the emptiest corner.
 
     Returns
     -------
     PlanePlot
     """
     import matplotlib.pyplot as plt
-    from matplotlib.collections import LineCollection
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch, PathPatch
-    from matplotlib.path import Path as MplPath
 
     problem = result.problem
     axes = tuple(axes)
@@ -277,55 +283,15 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
         clouds.append(star[None])
     lo, hi = _limits(clouds)
     span = hi - lo
-    handles = {}
-
-    # Zero lines: the non-penetration boundary (normal) and stiction (tangential).
-    ax.axhline(0.0, **STYLE["zero"])
-    ax.axvline(0.0, **STYLE["zero"])
-    if path_list:
-        lines = LineCollection(path_list, rasterized=rasterized, **STYLE["paths"])
-        ax.add_collection(lines)
-        handles["sampled paths"] = Line2D([], [], color=STYLE["paths"]["color"], lw=1.5)
+    zoom = _zoom_box(xy, sim, seq, star, lo, hi) if inset else None
     region = None
-    if len(xy):
-        if outline:
-            region = outline_region(xy, scale=span, origin=lo, resolution=region_resolution)
-            verts, codes = [], []
-            for ring in region.exteriors() + region.holes():
-                verts.append(ring)
-                codes.append([MplPath.MOVETO] + [MplPath.LINETO] * (len(ring) - 2) + [MplPath.CLOSEPOLY])
-            patch_path = MplPath(np.vstack(verts), np.concatenate(codes))
-            style = dict(STYLE["region"])
-            ax.add_patch(PathPatch(patch_path, facecolor=style["facecolor"], alpha=style["alpha"],
-                                   edgecolor="none", zorder=style["zorder"]))
-            ax.add_patch(PathPatch(patch_path, facecolor="none", edgecolor=style["edgecolor"], lw=style["lw"],
-                                   zorder=STYLE["outline"]["zorder"]))
-            handles[f"post-impact region (area {_area_text(region.area)} m²/s²)"] = Patch(
-                facecolor=style["facecolor"], alpha=0.8, edgecolor=style["edgecolor"], lw=style["lw"])
-        shown = _thin_for_display(xy, lo, span)
-        ax.scatter(shown[:, 0], shown[:, 1], rasterized=rasterized, **STYLE["outcomes"])
-        count = f"{len(xy):,d}" + (" incl. mirror images" if mirror is not None else "")
-        handles[f"post-impact outcomes ({count})"] = Line2D([], [], color=STYLE["outcomes"]["color"],
-                                                             marker="o", ms=4, ls="none")
-    for k, (names, pxy) in enumerate(seq):
-        st = SEQUENTIAL_STYLES[k % len(SEQUENTIAL_STYLES)]
-        ax.plot(pxy[:, 0], pxy[:, 1], color=st["color"], ls=st["ls"], lw=2.0, zorder=6)
-        ax.plot(pxy[-1, 0], pxy[-1, 1], marker=st["marker"], ms=8, color=st["color"], mec="black", mew=0.8,
-                ls="none", zorder=7)
-        label = f"sequential, {names[0]} first" if len(names) == 1 else \
-            f"sequential, {' or '.join(names)} first (same path)"
-        handles[label] = Line2D([], [], color=st["color"], ls=st["ls"], lw=2.0, marker=st["marker"], ms=7,
-                                mec="black", mew=0.8)
-    if len(sim):
-        ax.plot(sim[:, 0], sim[:, 1], **STYLE["simultaneous"])
-        handles[f"simultaneous (Anitescu-Potra){'' if len(sim) == 1 else f', {len(sim)} solutions'}"] = \
-            Line2D([], [], **STYLE["simultaneous"])
-    ax.plot(*pre, **STYLE["pre"])
-    handles["pre-impact"] = Line2D([], [], **STYLE["pre"])
-    if star is not None:
-        ax.plot(*star, **STYLE["highlight"])
-        handles["outcome drawn in the 'after' panel"] = Line2D([], [], **STYLE["highlight"])
-
+    if len(xy) and outline:
+        # Tight as drawn: in the zoom when there is one.
+        box_lo, box_hi = (lo, hi) if zoom is None else zoom
+        region = outline_region(xy, scale=box_hi - box_lo, origin=box_lo, resolution=region_resolution)
+    layers = dict(xy=xy, paths=path_list, sim=sim, seq=seq, pre=pre, star=star, region=region,
+                  mirror=mirror is not None, rasterized=rasterized)
+    handles = _draw_layers(ax, layers, lo, span)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     if equal_aspect:
@@ -335,9 +301,115 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
     ax.grid(alpha=0.25, lw=0.5)
     if title:
         ax.set_title(title)
+    inset_ax = None
+    if zoom is not None:
+        inset_ax = _add_inset(ax, layers, zoom, clouds, lo, hi)
     if legend:
         ax.legend(list(handles.values()), list(handles), loc="best", fontsize=8, framealpha=0.9)
-    return PlanePlot(ax=ax, region=region, handles=handles, points=xy)
+    return PlanePlot(ax=ax, region=region, handles=handles, points=xy, inset=inset_ax)
+
+
+def _zoom_box(xy, sim, seq, star, lo, hi):
+    """Limits of a zoom on the outcomes, or None when they already fill the axes."""
+    pieces = [xy, sim] + [p[-1:] for _, p in seq] + ([star[None]] if star is not None else [])
+    pieces = [p for p in pieces if len(p)]
+    if not pieces:
+        return None
+    extent = np.ptp(np.vstack(pieces), axis=0) / (hi - lo)
+    if extent.min() < 0.01:
+        return None  # the outcomes lie on a line along an axis: a zoom shows nothing new
+    zlo, zhi = _limits(pieces)
+    if np.max((zhi - zlo) / (hi - lo)) > ZOOM_FRACTION:
+        return None
+    return zlo, zhi
+
+
+def _add_inset(ax, layers, zoom, clouds, lo, hi):
+    """An inset zoomed on the outcomes, in the corner of the axes with the least data."""
+    zlo, zhi = zoom
+    pts = np.vstack([c for c in clouds if len(c)])
+    pts = (pts - lo) / (hi - lo)
+    zbox = np.vstack([(zlo - lo) / (hi - lo), (zhi - lo) / (hi - lo)])
+    size = INSET_SIZE
+    best, where = None, None
+    for x0 in (0.13, 0.97 - size):  # room for the inset's tick labels inside the axes
+        for y0 in (0.1, 0.97 - size):
+            box = np.array([[x0, y0], [x0 + size, y0 + size]])
+            if np.all(zbox[1] > box[0] - 0.02) and np.all(zbox[0] < box[1] + 0.02):
+                continue  # would hide the zoomed data itself
+            inside = np.all((pts >= box[0]) & (pts <= box[1]), axis=1).sum()
+            if best is None or inside < best:
+                best, where = inside, (x0, y0)
+    if where is None:
+        return None
+    inset = ax.inset_axes([where[0], where[1], size, size])
+    _draw_layers(inset, layers, zlo, zhi - zlo)
+    inset.set_xlim(zlo[0], zhi[0])
+    inset.set_ylim(zlo[1], zhi[1])
+    inset.tick_params(labelsize=7, length=2, pad=1.5)
+    inset.set_facecolor("white")
+    inset.set_zorder(20)
+    for spine in inset.spines.values():
+        spine.set_edgecolor("0.3")
+    ax.indicate_inset_zoom(inset, edgecolor="0.3", lw=0.8, alpha=0.9)
+    return inset
+
+
+def _draw_layers(ax, layers, lo, span):
+    """Draw one plane's layers into ``ax``; returns the legend handles by label."""
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, PathPatch
+    from matplotlib.path import Path as MplPath
+
+    handles = {}
+    rasterized = layers["rasterized"]
+    # Zero lines: the non-penetration boundary (normal) and stiction (tangential).
+    ax.axhline(0.0, **STYLE["zero"])
+    ax.axvline(0.0, **STYLE["zero"])
+    if layers["paths"]:
+        ax.add_collection(LineCollection(layers["paths"], rasterized=rasterized, **STYLE["paths"]))
+        handles["sampled paths"] = Line2D([], [], color=STYLE["paths"]["color"], lw=1.5)
+    xy, region = layers["xy"], layers["region"]
+    if region is not None:
+        verts, codes = [], []
+        for ring in region.exteriors() + region.holes():
+            verts.append(ring)
+            codes.append([MplPath.MOVETO] + [MplPath.LINETO] * (len(ring) - 2) + [MplPath.CLOSEPOLY])
+        patch_path = MplPath(np.vstack(verts), np.concatenate(codes))
+        style = STYLE["region"]
+        ax.add_patch(PathPatch(patch_path, facecolor=style["facecolor"], alpha=style["alpha"],
+                               edgecolor="none", zorder=style["zorder"]))
+        ax.add_patch(PathPatch(patch_path, facecolor="none", edgecolor=style["edgecolor"], lw=style["lw"],
+                               zorder=STYLE["outline"]["zorder"]))
+        handles[f"post-impact region (area {_area_text(region.area)} m²/s²)"] = Patch(
+            facecolor=style["facecolor"], alpha=0.8, edgecolor=style["edgecolor"], lw=style["lw"])
+    if len(xy):
+        shown = _thin_for_display(xy, lo, span)
+        ax.scatter(shown[:, 0], shown[:, 1], rasterized=rasterized, **STYLE["outcomes"])
+        count = f"{len(xy):,d}" + (" incl. mirror images" if layers["mirror"] else "")
+        handles[f"post-impact outcomes ({count})"] = Line2D([], [], color=STYLE["outcomes"]["color"],
+                                                             marker="o", ms=4, ls="none")
+    for k, (names, pxy) in enumerate(layers["seq"]):
+        st = SEQUENTIAL_STYLES[k % len(SEQUENTIAL_STYLES)]
+        ax.plot(pxy[:, 0], pxy[:, 1], color=st["color"], ls=st["ls"], lw=2.0, zorder=6)
+        ax.plot(pxy[-1, 0], pxy[-1, 1], marker=st["marker"], ms=8, color=st["color"], mec="black", mew=0.8,
+                ls="none", zorder=7)
+        label = f"sequential, {names[0]} first" if len(names) == 1 else \
+            f"sequential, {' or '.join(names)} first (same path)"
+        handles[label] = Line2D([], [], color=st["color"], ls=st["ls"], lw=2.0, marker=st["marker"], ms=7,
+                                mec="black", mew=0.8)
+    sim = layers["sim"]
+    if len(sim):
+        ax.plot(sim[:, 0], sim[:, 1], **STYLE["simultaneous"])
+        handles[f"simultaneous (Anitescu-Potra){'' if len(sim) == 1 else f', {len(sim)} solutions'}"] = \
+            Line2D([], [], **STYLE["simultaneous"])
+    ax.plot(*layers["pre"], **STYLE["pre"])
+    handles["pre-impact"] = Line2D([], [], **STYLE["pre"])
+    if layers["star"] is not None:
+        ax.plot(*layers["star"], **STYLE["highlight"])
+        handles["outcome drawn in the 'after' panel"] = Line2D([], [], **STYLE["highlight"])
+    return handles
 
 
 def plot_contact_frame(result, contact="A", ax=None, **options):
