@@ -283,3 +283,32 @@ def test_problem_from_mujoco_leaves_data_consistent():
     assert isinstance(problem.fingerprint(), str)
     np.testing.assert_array_equal(data.qvel, qvel)
     assert isinstance(sample_post_impact_set(problem, 64, 0.3, 10), PostImpactSet)
+
+
+# ---------------------------------------------------------------------- docs and example
+def test_docstring_examples_run():
+    import doctest
+
+    import reach.adapters.mujoco
+    import reach.compare.mujoco
+
+    for module in (reach.adapters.mujoco, reach.compare.mujoco):
+        failed, attempted = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert attempted > 0 and failed == 0
+
+
+def test_touchdown_example_runs(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "examples" / "mujoco_touchdown.py"
+    spec = importlib.util.spec_from_file_location("mujoco_touchdown", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result, assumptions = module.main(["--samples", "1024", "--out", str(tmp_path)])
+    problem = result.problem
+    assert (problem.m, problem.nv) == (4, 14) and len(result) > 0
+    # all feet sticking is a possible outcome; ignoring the front feet is not (they would still collide)
+    assert result.contains(assumptions["all feet stick"], 1e-6)
+    assert problem.is_colliding(assumptions["hind feet stick, front feet ignored"])
+    assert (tmp_path / "feet.png").exists() and (tmp_path / "problem.npz").exists()

@@ -16,16 +16,24 @@ MuJoCo's soft contacts approximate a rigid inelastic impact:
 * elliptic friction cones, Newton solver at tolerance 1e-12, and a timestep
   ``timeconst_min / 20`` where ``timeconst_min`` is the stiffest contact's.
 
-The simulation starts at the touchdown state and stops once the constraint
-forces ``qfrc_constraint`` have stayed below ``force_rtol`` times their peak
-for ``quiet_time`` (default 50 time constants).  MuJoCo's reference
-acceleration ``aref = -b v - k r`` with ``b = 2 / timeconst`` and
-``k = 1 / (timeconst dampratio)^2`` leaves the contacts still slightly
-penetrated when their force vanishes; the penetration then releases at a small
-separating speed, about ``depth / (2 timeconst dampratio^2)``: 1e-3 m/s for
-the rocking block (0.24 % of its pre-impact speed) at ``timeconst = 2e-4``,
-``dampratio = 10``.  This is MuJoCo's residual restitution; it is the floor of
-the distances reported below.
+The simulation starts at the touchdown state.  The impact is over once the
+constraint forces ``qfrc_constraint`` have dropped below ``force_rtol`` (1e-4)
+times their peak and stayed there for ``quiet_time`` (20 time constants); the
+outcome is the state at the *start* of that quiet window.  Taking it there,
+not at the end of the window, matters for robots: after the impulsive phase
+(about 5 time constants) their joints keep moving and bias forces keep
+changing ``qvel``, and sustained contact forces of order 1e-5 of the peak may
+remain (a quadruped's passive knees folding under its stance feet).  The
+outcome's contact velocities are those of the same material points, followed
+to the end configuration (:func:`contact_velocities_at`).
+
+MuJoCo's reference acceleration ``aref = -b v - k r`` with
+``b = 2 / timeconst`` and ``k = 1 / (timeconst dampratio)^2`` leaves the
+contacts slightly penetrated when their force vanishes; the penetration then
+releases at a small separating speed, about
+``depth / (2 timeconst dampratio^2)``: 1e-3 m/s for the rocking block (0.24 %
+of its pre-impact speed) at ``timeconst = 2e-4``, ``dampratio = 10``.  This is
+MuJoCo's residual restitution, the floor of the distances reported below.
 
 **Perturbations**, as in the compliant comparison (paper §5.4.1): a tiny tilt
 of the touchdown configuration (:func:`tilted_state`: one hinge or the free
@@ -34,10 +42,12 @@ stiffness (``s_i``).  Per-contact stiffness needs one geom per contact --
 MuJoCo gives contacts the parameters of their geoms -- so the corners of a
 box geom share theirs; model feet (e.g. small spheres) to vary them.
 
-**Containment** (:func:`sweep`): every outcome is mapped to contact-frame
-velocities *at the nominal touchdown configuration* and its distance to the
-nearest sampled outcome of the set is measured there
-(:meth:`reach.PostImpactSet.distance_to`; all m (1 + d) coordinates).
+**Containment** (:func:`sweep`): the distance of every outcome's contact
+velocities (all m (1 + d) coordinates) to the nearest sampled outcome of the
+set, in m/s -- the measure of :meth:`reach.PostImpactSet.distance_to`.  It
+sees only contact-point velocities: internal motions that leave the contacts
+alone (a robot's swinging free joints) are not compared.  Distances to a
+*sampled* set overestimate the distance to the set, most in many dimensions.
 :func:`plot_comparison` draws the outcomes over the set in one contact plane.
 
 Examples
@@ -67,6 +77,7 @@ __all__ = [
     "MujocoSettings",
     "MujocoSweep",
     "block_mjcf",
+    "contact_velocities_at",
     "mujoco_data",
     "plot_comparison",
     "plot_contact_planes",
@@ -152,7 +163,7 @@ class MujocoSettings:
     force_rtol : float
         Constraint force counting as zero, relative to its peak.
     quiet_time : float or None
-        How long the forces must stay zero; default ``50 timeconst``.
+        How long the forces must stay below it; default ``20 timeconst``.
     max_time : float
         Give up after this much simulated time (``ended = False``).
     """
@@ -161,7 +172,7 @@ class MujocoSettings:
     dampratio: float = 10.0
     timestep_fraction: float = 1.0 / 20.0
     solimp: tuple = (0.99, 0.99, 0.001, 0.5, 2.0)
-    force_rtol: float = 1e-6
+    force_rtol: float = 1e-4
     quiet_time: float | None = None
     max_time: float = 2.0
 
@@ -182,25 +193,27 @@ class MujocoRun:
 
     Attributes
     ----------
-    qvel : ndarray, shape (nv,)
-        Post-impact velocity (MuJoCo ``qvel`` coordinates).
+    qvel, qpos : ndarray
+        Post-impact state: the state at which the contact forces dropped
+        below ``force_rtol`` times their peak for good (MuJoCo coordinates).
     contact_velocities : ndarray, shape (m, 1 + d)
-        Its contact-frame velocities at the nominal configuration.
+        Its contact-frame velocities (:func:`contact_velocities_at`).
     stiffness : ndarray, shape (m,)
         Stiffness multipliers ``s_i``.
     tilt : float
         Tilt of the start configuration, rad.
     duration : float
-        Simulated time, s.
+        Simulated time to the end of the impact, s.
     steps : int
     peak_force : float
         Largest ``|qfrc_constraint|`` entry.
     ended : bool
-        The forces went quiet before ``max_time``.
+        The forces stayed below the threshold for ``quiet_time`` before ``max_time``.
     wall_time : float
     """
 
     qvel: np.ndarray
+    qpos: np.ndarray
     contact_velocities: np.ndarray
     stiffness: np.ndarray
     tilt: float
@@ -277,23 +290,65 @@ def simulate_impact(impact, model, *, stiffness=None, qpos=None, tilt=0.0, setti
     """
     m = comparison_model(impact, model, stiffness, settings)
     d = _data_at(m, impact.qpos if qpos is None else qpos, impact.qvel)
-    quiet_time = 50.0 * settings.timeconst if settings.quiet_time is None else settings.quiet_time
+    quiet_time = 20.0 * settings.timeconst if settings.quiet_time is None else settings.quiet_time
     quiet_steps = max(1, int(np.ceil(quiet_time / m.opt.timestep)))
     max_steps = int(np.ceil(settings.max_time / m.opt.timestep))
     peak, quiet, steps, started = 0.0, 0, 0, time.perf_counter()
+    end_state = None
     while steps < max_steps:
+        before = (np.array(d.qpos), np.array(d.qvel), float(d.time))
         mujoco.mj_step(m, d)
         steps += 1
+        # qfrc_constraint of this step is the force acting from the state `before`
         force = float(np.max(np.abs(d.qfrc_constraint), initial=0.0))
         peak = max(peak, force)
-        quiet = quiet + 1 if peak > 0 and force <= settings.force_rtol * peak else 0
+        if peak > 0 and force <= settings.force_rtol * peak:
+            if quiet == 0:
+                end_state = before
+            quiet += 1
+        else:
+            quiet = 0
         if quiet >= quiet_steps:
             break
-    qvel = np.array(d.qvel, dtype=float)
+    ended = quiet >= quiet_steps
+    qpos_end, qvel_end, t_end = end_state if ended else (np.array(d.qpos), np.array(d.qvel), float(d.time))
     s = np.ones(impact.problem.m) if stiffness is None else np.asarray(stiffness, dtype=float)
-    return MujocoRun(qvel=qvel, contact_velocities=impact.contact_frame_velocities(qvel), stiffness=s,
-                     tilt=float(tilt), duration=float(d.time), steps=steps, peak_force=peak,
-                     ended=quiet >= quiet_steps, wall_time=time.perf_counter() - started)
+    return MujocoRun(qvel=qvel_end, qpos=qpos_end,
+                     contact_velocities=contact_velocities_at(impact, model, qpos_end, qvel_end),
+                     stiffness=s, tilt=float(tilt), duration=t_end, steps=steps, peak_force=peak,
+                     ended=ended, wall_time=time.perf_counter() - started)
+
+
+def contact_velocities_at(impact, model, qpos, qvel):
+    """Contact-frame velocities of the impact's contact points, followed to configuration ``qpos``.
+
+    Each contact point is fixed in both bodies at the nominal configuration
+    ``impact.qpos``, moved with them to ``qpos``, and its relative velocity
+    under ``qvel`` is expressed in the nominal contact frame.  At
+    ``impact.qpos`` this equals ``impact.contact_frame_velocities(qvel)``.
+
+    Returns
+    -------
+    ndarray, shape (m, 1 + d)
+    """
+    nominal, moved = mujoco.MjData(model), mujoco.MjData(model)
+    for data, q in ((nominal, impact.qpos), (moved, qpos)):
+        data.qpos[:] = q
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_comPos(model, data)
+    out = np.empty((impact.problem.m, 1 + impact.problem.tangent_dim))
+    jacp = np.zeros((3, model.nv))
+    for i, c in enumerate(impact.contacts):
+        velocity = np.zeros(3)
+        for body, sign in ((c.body[1], 1.0), (c.body[0], -1.0)):
+            if body == 0:
+                continue
+            local = nominal.xmat[body].reshape(3, 3).T @ (c.position - nominal.xpos[body])
+            point = moved.xpos[body] + moved.xmat[body].reshape(3, 3) @ local
+            mujoco.mj_jac(model, moved, jacp, None, point, body)
+            velocity += sign * (jacp @ qvel)
+        out[i] = np.concatenate([[c.normal @ velocity], c.tangents @ velocity])
+    return out
 
 
 def _joint_id(model, joint, kinds):
@@ -366,8 +421,8 @@ class MujocoSweep:
     kind : ndarray of str, shape (n,)
         ``"tilt"`` or ``"stiffness"`` per run.
     distances : ndarray, shape (n,)
-        Distance of each outcome to the nearest outcome of the set, in
-        contact-velocity coordinates (m/s).
+        Distance of each outcome's contact velocities to the nearest outcome
+        of the set (m/s).
     eps : float
         Tolerance of :attr:`fraction_within`.
     """
@@ -446,7 +501,13 @@ def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01), stif
     if not runs:
         raise ValueError("nothing to simulate: `tilts_deg`, `stiffness_ratios` and `stiffness_patterns` are empty.")
     eps = 0.01 * float(np.max(np.abs(problem.Jn @ problem.v))) if eps is None else float(eps)
-    distances = result.distance_to(np.array([r.qvel for r in runs]))
+    from scipy.spatial import cKDTree
+
+    if len(result) == 0:
+        raise ValueError("`result` is empty: no sample ended non-colliding.")
+    points = result.contact_velocities().reshape(len(result), -1)
+    outcomes = np.array([r.contact_velocities.ravel() for r in runs])
+    distances = cKDTree(points).query(outcomes)[0]
     return MujocoSweep(runs, np.array(kinds), np.atleast_1d(distances), eps)
 
 
@@ -471,7 +532,7 @@ def plot_comparison(result, mujoco_sweep, axes=None, ax=None, *, path=None, titl
     """
     import matplotlib.pyplot as plt
 
-    from reach.plotting import plot_contact_plane, project
+    from reach.plotting import parse_axis, plot_contact_plane, project
 
     problem = result.problem
     names = problem.contact_names
@@ -480,9 +541,15 @@ def plot_comparison(result, mujoco_sweep, axes=None, ax=None, *, path=None, titl
             (f"{names[0]}.{'tangent' if problem.planar else 'tangent1'}", f"{names[0]}.normal")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 5.5), layout="constrained")
-    plot_contact_plane(result, axes, ax, baselines=None, paths=False, legend=False,
-                       title=title or "MuJoCo outcomes over the post-impact set")
-    xy = project(problem, mujoco_sweep.qvel, axes)
+    import inspect
+
+    options = dict(baselines=None, paths=False, legend=False, title=title or "MuJoCo outcomes over the post-impact set")
+    if "inset" in inspect.signature(plot_contact_plane).parameters:
+        options["inset"] = False  # this plot zooms on the outcomes itself
+    plot_contact_plane(result, axes, ax, **options)
+    (i, a), (j, b) = (parse_axis(problem, spec) for spec in axes)
+    cv = np.array([r.contact_velocities for r in mujoco_sweep.runs])
+    xy = np.stack([cv[:, i, a], cv[:, j, b]], axis=-1)
     markers = {"tilt": ("^", "#d62728", "MuJoCo, tilted"), "stiffness": ("o", "#1f77b4", "MuJoCo, stiffness ratio")}
     for kind, (marker, colour, label) in markers.items():
         sel = mujoco_sweep.kind == kind
