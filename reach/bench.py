@@ -294,7 +294,8 @@ def _machine():
                 model = line.split(":", 1)[1].strip()
     except (OSError, subprocess.SubprocessError):
         pass
-    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
+    return {"cpu": model, "cores": os.cpu_count(), "load_average_1min": os.getloadavg()[0],
+            "python": platform.python_version(),
             "numpy": np.__version__, "numba": nb.__version__, "platform": platform.platform()}
 
 
@@ -368,6 +369,7 @@ def run_bench(quick=False):
     report["compass_2_20"] = {"wall_s": wall, "cores": cores, "estimated": bool(quick)}
     report["targets_met"] = _targets_met(report)
     report["bench_seconds"] = time.perf_counter() - t_start
+    report["machine"]["load_average_1min_end"] = os.getloadavg()[0]
     return report
 
 
@@ -390,7 +392,9 @@ def format_bench(report):
     """The report as readable tables (Markdown)."""
     m = report["machine"]
     lines = [f"reach bench ({report['mode']}) — {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
-             f"NumPy {m['numpy']}, Numba {m['numba']}", ""]
+             f"NumPy {m['numpy']}, Numba {m['numba']}; 1-min load average {m['load_average_1min']:.1f} at the "
+             f"start, {m.get('load_average_1min_end', float('nan')):.1f} at the end (above 0 = other work "
+             "shares the cores: quote the ratios)", ""]
     lines += ["Per Routh-step LCP (median over batches, jitted loop) vs the plain NumPy Lemke, same inputs:", "",
               "| scenario | m | n | pivots/LCP | jit µs/LCP | NumPy µs/LCP | speed-up | max rel. Δv' |",
               "|---|---:|---:|---:|---:|---:|---:|---:|"]
