@@ -312,3 +312,20 @@ def test_touchdown_example_runs(tmp_path):
     assert result.contains(assumptions["all feet stick"], 1e-6)
     assert problem.is_colliding(assumptions["hind feet stick, front feet ignored"])
     assert (tmp_path / "feet.png").exists() and (tmp_path / "problem.npz").exists()
+
+
+def test_mass_matrix_fallback_without_mj_fullM(monkeypatch):
+    """Neither mj_fullM signature available (a future/older MuJoCo): M from mj_mulM columns."""
+    import reach.adapters.mujoco as adapter
+
+    xml, qpos, qvel = block_mjcf(spatial=True)
+    model = load_model(xml)
+    data = mujoco_data(model, qpos, qvel)
+    mujoco.mj_forward(model, data)
+    expected = full_mass_matrix(model, data)
+
+    def unavailable(*args):
+        raise TypeError("incompatible function arguments")
+
+    monkeypatch.setattr(adapter.mujoco, "mj_fullM", unavailable)
+    np.testing.assert_allclose(full_mass_matrix(model, data), expected, atol=1e-14)
