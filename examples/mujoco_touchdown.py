@@ -130,8 +130,8 @@ def main(argv=None):
         comparison = sweep(impact, model, result, tilts_deg=(-0.01, 0.01), stiffness_ratios=(0.1, 10.0),
                            stiffness_patterns=10.0 ** rng.uniform(0, 2, size=(4, problem.m)))
         print("\nMuJoCo:", comparison.summary())
-        plot_comparison(result, comparison, (f"{problem.contact_names[0]}.normal", f"{problem.contact_names[2]}.normal"),
-                        path=out / "mujoco.png")
+        plane = (f"{problem.contact_names[0]}.normal", f"{problem.contact_names[2]}.normal")
+        plot_comparison(result, comparison, plane, path=out / "mujoco.png")
         print(f"figure: {out / 'mujoco.png'}")
     return result, assumptions
 

@@ -468,7 +468,7 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
             g0, g1 = _contact_geoms(c)
             if g0 < 0 or g1 < 0:
                 raise ValueError(f"contact {index} involves a flex; flex contacts are not supported.")
-            names = (_name(model, mujoco.mjtObj.mjOBJ_GEOM, g0, "geom"), _name(model, mujoco.mjtObj.mjOBJ_GEOM, g1, "geom"))
+            names = tuple(_name(model, mujoco.mjtObj.mjOBJ_GEOM, g, "geom") for g in (g0, g1))
             mu = _contact_mu(index, c, "|".join(names), torsional_friction)
             b0, b1 = int(model.geom_bodyid[g0]), int(model.geom_bodyid[g1])
             point = np.array(c.pos, dtype=float)

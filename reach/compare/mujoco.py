@@ -448,7 +448,8 @@ class MujocoSweep:
                 f"max {self.distances.max():.3g} m/s; {np.mean([r.wall_time for r in self.runs]):.3g} s/run")
 
 
-def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01), stiffness_ratios=(1e-2, 1e-1, 1.0, 1e1, 1e2),
+def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01),
+          stiffness_ratios=(1e-2, 1e-1, 1.0, 1e1, 1e2),
           stiffness_patterns=None, tilt_joint=None, tilt_axis=(0.0, 1.0, 0.0), eps=None,
           settings=MujocoSettings()):
     """Simulate perturbed impacts in MuJoCo and measure their distance to ``result``.
