@@ -71,10 +71,13 @@ def _sample(scenario, n_samples, keep_paths):
 
 
 def _cores(result):
+    """Workers that actually ran: one per chunk at most (a single chunk runs serially)."""
     n_jobs = int(result.metadata.get("n_jobs", 1))
     if n_jobs == -1:
-        return os.cpu_count() or 1
-    return n_jobs
+        n_jobs = int(result.metadata.get("cpu_count") or os.cpu_count() or 1)
+    chunk = int(result.settings.get("chunk_size", 16384))
+    chunks = -(-int(result.settings["n_samples"]) // chunk)
+    return max(1, min(n_jobs, chunks))
 
 
 def _seconds(value):
