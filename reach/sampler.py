@@ -18,7 +18,6 @@ new samples stop landing outside the current set.
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 
@@ -62,6 +61,8 @@ class SamplingSettings:
                  solution_choice="random", keep_paths=0, chunk_size=16384):
         if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
             raise ValueError(f"`n_samples` must be a positive integer; got {n_samples!r}.")
+        if n_samples > 2**30:
+            raise ValueError(f"`n_samples` must be at most 2^30; got {n_samples!r}.")
         if not np.isfinite(h) or h <= 0:
             raise ValueError(f"`h` must be a positive number; got {h!r}.")
         if isinstance(max_steps, bool) or int(max_steps) != max_steps or max_steps < 1:
@@ -101,17 +102,17 @@ class SamplingSettings:
 
 
 def draw_caps(m, N, start, count, *, seed=0, sequence="sobol"):
-    """The normalized caps ``p`` for samples ``start .. start + count - 1``: shape (count, N, m)."""
+    """The normalized caps ``p`` for samples ``start .. start + count - 1``: shape (count, N, m).
+
+    ``"sobol"``: scrambled Sobol points over ``[0, 1]^(m N)`` (:mod:`reach.sobol`);
+    ``"uniform"``: counter-based uniforms.  Either way sample i's caps depend
+    only on (seed, i).
+    """
     dim = m * N
     if sequence == "sobol":
-        from scipy.stats import qmc
+        from reach.sobol import sobol_points
 
-        engine = qmc.Sobol(d=dim, scramble=True, seed=seed)
-        if start:
-            engine.fast_forward(int(start))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # balance warning for non-powers of 2
-            P = engine.random(int(count))
+        P = sobol_points(dim, int(start), int(count), seed=seed)
     else:
         P = np.empty((int(count), dim))
         uniform_block(seed, 0, int(start), P)
