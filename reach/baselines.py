@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.lcp import LemkeWorkspace, all_solutions, lemke
+from reach.enumeration import all_solutions
+from reach.lcp import LemkeWorkspace, lemke
 
 __all__ = ["simultaneous", "sequential", "SequentialResult", "routh_single_contact",
            "anitescu_potra_lcp"]

@@ -43,7 +43,7 @@ import numpy as np
 
 __all__ = [
     "LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "lemke_kernel",
-    "all_solutions", "lcp_residual", "equilibrate",
+    "lcp_residual", "equilibrate",
 ]
 
 
@@ -75,7 +75,6 @@ _MESSAGES = {
 PIVOT_TOL = 1e-11     #: entering-column entries below this (x column scale) are not pivots
 TIE_TOL = 1e-9        #: ratios within this (x ratio scale) are ties
 VERIFY_TOL = 1e-9     #: relative complementarity residual accepted at the end
-ROW_FLOOR = 1e-3      #: row activities are floored at this fraction of the largest
 
 
 class LCPResult(NamedTuple):
@@ -340,48 +339,29 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
 
 
 @nb.njit(cache=True)
-def residual_kernel(M, q, z, w, worst_negative):
-    """Dimensionless complementarity residual of ``z >= 0`` with ``w = M z + q`` given.
+def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
+    """Relative natural residual of ``z >= 0`` with ``w = M z + q``, in equilibrated units.
 
-    Per row, ``w_i`` is measured against the row's activity
-    ``s_i = |q_i| + sum_j |M_ij z_j|`` and ``z_i`` against ``max_j z_j``; the
-    residual is the largest of: negative ``w_i / s_i``, ``min(z_i / z_max,
-    |w_i| / s_i)`` (complementarity), and ``worst_negative / z_max`` (the most
-    negative entry of z before clipping).  Row-wise scaling matters when huge
-    friction coefficients (1e5) meet small Delassus entries (1e-4): a global
-    scale would hide velocity errors of 1e-3.  Rows whose activity is below
-    ``ROW_FLOOR`` of the busiest row's are measured against that floor, so
-    rounding noise in otherwise idle rows is not mistaken for an error.
+    With ``z~ = z / c`` and ``w~ = r w`` (the Ruiz scaling that makes the
+    rows and columns of ``diag(r) M diag(c)`` of unit size), the residual is
+    ``max_i |min(z~_i, w~_i)| / |r q|_inf``, also counting ``worst_negative``
+    (the most negative ``z~_j`` before clipping).  It is zero exactly at a
+    solution; it is Siconos's acceptance measure taken in commensurate units.
+    Normalizing by ``q`` alone (not by ``|M| |z|``) matters: a wrong basis
+    with one huge entry of z must not make every other violation look small.
     """
     n = q.shape[0]
-    zmax = 0.0
-    for j in range(n):
-        if z[j] > zmax:
-            zmax = z[j]
-    if zmax == 0.0:
-        zmax = 1e-300
-    res = -worst_negative / zmax if worst_negative < 0.0 else 0.0
-    smax = 0.0
+    qn = 0.0
     for i in range(n):
-        s = abs(q[i])
-        for j in range(n):
-            s += abs(M[i, j] * z[j])
-        if s > smax:
-            smax = s
-    floor = max(ROW_FLOOR * smax, 1e-300)
+        qn = max(qn, abs(row_scale[i] * q[i]))
+    if qn == 0.0:
+        qn = 1e-300
+    res = -worst_negative if worst_negative < 0.0 else 0.0
     for i in range(n):
-        s = abs(q[i])
-        for j in range(n):
-            s += abs(M[i, j] * z[j])
-        if s < floor:
-            s = floor
-        wi = w[i] / s
-        if wi < 0.0 and -wi > res:
-            res = -wi
-        c = min(z[i] / zmax, abs(wi))
+        c = abs(min(z[i] / col_scale[i], row_scale[i] * w[i]))
         if c > res:
             res = c
-    return res
+    return res / qn
 
 
 @nb.njit(cache=True)
@@ -492,18 +472,7 @@ def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
         b = basis[i]
         if n <= b < 2 * n:
             z[b - n] = T[i, rhs] * col_scale[b - n]
-    worst_negative = 0.0
-    for j in range(n):
-        if z[j] < worst_negative:
-            worst_negative = z[j]
-        if z[j] < 0.0:
-            z[j] = 0.0
-    for i in range(n):
-        acc = q[i]
-        for j in range(n):
-            acc += M[i, j] * z[j]
-        w[i] = acc
-    return residual_kernel(M, q, z, w, worst_negative)
+    return _clip_and_measure(M, q, z, w, row_scale, col_scale)
 
 
 @nb.njit(cache=True)
@@ -540,55 +509,36 @@ def _tableau_refine(Ms, qs, d, T, basis, r):
 
 
 @nb.njit(cache=True)
-def _verify_tableau(M, q, T, basis, z, w, col_scale):
-    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual.
+def _clip_and_measure(M, q, z, w, row_scale, col_scale):
+    """Clip ``z`` at zero, fill ``w = M z + q``, return :func:`residual_kernel`'s residual."""
+    n = q.shape[0]
+    worst_negative = 0.0
+    for j in range(n):
+        zt = z[j] / col_scale[j]
+        if zt < worst_negative:
+            worst_negative = zt
+        if z[j] < 0.0:
+            z[j] = 0.0
+    for i in range(n):
+        acc = q[i]
+        for j in range(n):
+            acc += M[i, j] * z[j]
+        w[i] = acc
+    return residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale)
 
-    The residual is :func:`residual_kernel`'s; the row activities are kept in
-    the tableau's z0 column (no longer needed) so ``M`` is read once.
-    """
+
+@nb.njit(cache=True)
+def _verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
+    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
     n = q.shape[0]
     rhs = 2 * n + 1
-    act = 2 * n
     for i in range(n):
         z[i] = 0.0
     for i in range(n):
         b = basis[i]
         if n <= b < 2 * n:
             z[b - n] = T[i, rhs] * col_scale[b - n]
-    worst_negative = 0.0
-    zmax = 0.0
-    for j in range(n):
-        if z[j] < worst_negative:
-            worst_negative = z[j]
-        if z[j] < 0.0:
-            z[j] = 0.0
-        if z[j] > zmax:
-            zmax = z[j]
-    if zmax == 0.0:
-        zmax = 1e-300
-    res = -worst_negative / zmax if worst_negative < 0.0 else 0.0
-    smax = 0.0
-    for i in range(n):
-        acc = q[i]
-        s = abs(q[i])
-        for j in range(n):
-            t = M[i, j] * z[j]
-            acc += t
-            s += abs(t)
-        w[i] = acc
-        T[i, act] = s
-        if s > smax:
-            smax = s
-    floor = max(ROW_FLOOR * smax, 1e-300)
-    for i in range(n):
-        s = max(T[i, act], floor)
-        wi = w[i] / s
-        if wi < 0.0 and -wi > res:
-            res = -wi
-        c = min(z[i] / zmax, abs(wi))
-        if c > res:
-            res = c
-    return res
+    return _clip_and_measure(M, q, z, w, row_scale, col_scale)
 
 
 @nb.njit(cache=True)
@@ -613,7 +563,7 @@ def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_sca
     if status != 0:
         return status, pivots, np.inf
     _tableau_refine(Ms, qs, d, T, basis, z)
-    res = _verify_tableau(M, q, T, basis, z, w, col_scale)
+    res = _verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
     if res <= VERIFY_TOL:
         return status, pivots, res
     res = refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale)
@@ -708,180 +658,18 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
 
 
 def lcp_residual(M, q, z):
-    """Dimensionless complementarity residual of ``z`` for LCP(M, q) (zero at a solution).
+    """Relative natural residual of ``z`` for LCP(M, q), in equilibrated units (zero at a solution).
 
-    Row i's ``w_i = (M z + q)_i`` is measured against ``|q_i| + sum_j |M_ij z_j|``
-    and ``z_i`` against ``max z``; see :func:`residual_kernel`.
+    See :func:`residual_kernel`; the Ruiz scaling of ``M`` is computed here.
     """
     M = np.ascontiguousarray(M, dtype=float)
     q = np.ascontiguousarray(q, dtype=float)
     z = np.array(z, dtype=float)
-    worst_negative = float(min(0.0, z.min(initial=0.0)))
-    z = np.maximum(z, 0.0)
-    return float(residual_kernel(M, q, z, M @ z + q, worst_negative))
-
-
-# ----------------------------------------------------------------------------- enumeration
-@nb.njit(cache=True)
-def _solve_principal(M, q, members, k, A, b, x):
-    """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
-    for a in range(k):
-        for c in range(k):
-            A[a, c] = M[members[a], members[c]]
-        b[a] = -q[members[a]]
-    scale = 0.0
-    for a in range(k):
-        for c in range(k):
-            if abs(A[a, c]) > scale:
-                scale = abs(A[a, c])
-    for col in range(k):
-        p = col
-        big = abs(A[col, col])
-        for r in range(col + 1, k):
-            if abs(A[r, col]) > big:
-                big = abs(A[r, col])
-                p = r
-        if big <= 1e-12 * scale:
-            return False
-        if p != col:
-            for c in range(k):
-                tmp = A[col, c]
-                A[col, c] = A[p, c]
-                A[p, c] = tmp
-            tmp = b[col]
-            b[col] = b[p]
-            b[p] = tmp
-        for r in range(col + 1, k):
-            f = A[r, col] / A[col, col]
-            if f != 0.0:
-                for c in range(col, k):
-                    A[r, c] -= f * A[col, c]
-                b[r] -= f * b[col]
-    for r in range(k - 1, -1, -1):
-        acc = b[r]
-        for c in range(r + 1, k):
-            acc -= A[r, c] * x[c]
-        x[r] = acc / A[r, r]
-    return True
-
-
-@nb.njit(cache=True)
-def _enumerate_kernel(M, q, out, tol):
-    n = q.shape[0]
-    members = np.empty(n, dtype=np.int64)
-    A = np.empty((n, n))
-    b = np.empty(n)
-    x = np.empty(n)
-    z = np.empty(n)
-    count = 0
-    qscale = 0.0
-    for i in range(n):
-        qscale = max(qscale, abs(q[i]))
-    for mask in range(1 << n):
-        k = 0
-        for i in range(n):
-            if (mask >> i) & 1:
-                members[k] = i
-                k += 1
-        if k > 0:
-            if not _solve_principal(M, q, members, k, A, b, x):
-                continue
-        for i in range(n):
-            z[i] = 0.0
-        zmax = 0.0
-        ok = True
-        for a in range(k):
-            z[members[a]] = x[a]
-            zmax = max(zmax, abs(x[a]))
-        scale = qscale
-        mrow = 0.0
-        for i in range(n):
-            rs = 0.0
-            for j in range(n):
-                rs += abs(M[i, j])
-            mrow = max(mrow, rs)
-        scale = qscale + mrow * zmax
-        if scale == 0.0:
-            scale = 1.0
-        for a in range(k):
-            if x[a] < -tol * scale:
-                ok = False
-        if not ok:
-            continue
-        for i in range(n):
-            if (mask >> i) & 1:
-                continue
-            acc = q[i]
-            for j in range(n):
-                acc += M[i, j] * z[j]
-            if acc < -tol * scale:
-                ok = False
-                break
-        if not ok:
-            continue
-        # deduplicate
-        dup = False
-        for s in range(count):
-            same = True
-            for i in range(n):
-                if abs(out[s, i] - max(z[i], 0.0)) > 1e-9 * scale:
-                    same = False
-                    break
-            if same:
-                dup = True
-                break
-        if dup:
-            continue
-        if count >= out.shape[0]:
-            return -1
-        for i in range(n):
-            out[count, i] = max(z[i], 0.0)
-        count += 1
-    return count
-
-
-def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):
-    """Every distinct complementary solution of a small LCP, by enumerating bases.
-
-    For each index set S (2^n of them) the principal system
-    ``M[S, S] z_S = -q[S]`` is solved; the point is kept if ``z_S >= 0`` and
-    ``w = M z + q >= 0`` off S (within ``tol`` relative).  Singular principal
-    submatrices are skipped, so for LCPs with a continuum of solutions only
-    the vertices reached by nonsingular bases are returned.
-
-    The LCP is equilibrated first; every candidate is mapped back and kept
-    only if its dimensionless residual against the original data is at most
-    ``VERIFY_TOL`` (ill-conditioned vertices, such as opposing friction
-    impulses of 1e4 cancelling each other, fail this and are dropped).
-
-    Parameters
-    ----------
-    M : array_like, shape (n, n), with n <= 22
-    q : array_like, shape (n,)
-
-    Returns
-    -------
-    ndarray, shape (k, n)
-        The distinct solutions z (rows), in enumeration order.
-    """
-    M, q = _check_lcp(M, q)
     n = M.shape[0]
-    if n > 22:
-        raise ValueError(f"`M` is too large to enumerate bases: n = {n} > 22.")
     row_scale, col_scale = np.ones(n), np.ones(n)
     equilibrate(M, row_scale, col_scale)
-    Ms = np.ascontiguousarray(row_scale[:, None] * M * col_scale[None, :])
-    out = np.empty((max_solutions, n))
-    count = _enumerate_kernel(Ms, np.ascontiguousarray(row_scale * q), out, tol)
-    if count < 0:
-        raise ValueError(f"more than `max_solutions` = {max_solutions} solutions; raise it.")
-    # back to the original variables; keep what verifies against the original data
-    kept = []
-    for zs in out[:count]:
-        z = zs * col_scale
-        if lcp_residual(M, q, z) > VERIFY_TOL:
-            continue
-        if any(np.max(np.abs(z - k)) <= 1e-9 * max(1.0, np.max(np.abs(z))) for k in kept):
-            continue
-        kept.append(z)
-    return np.array(kept).reshape(-1, n)
+    w = np.empty(n)
+    return float(_clip_and_measure(M, q, z, w, row_scale, col_scale))
+
+
+# Basis enumeration (all_solutions) lives in reach.enumeration.

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.enumeration import FALLBACK_MAX_N, first_solution_kernel
 from reach.lcp import LemkeWorkspace, solve_scaled
 
 CHOICE_FIRST = 0
@@ -40,6 +41,8 @@ CHOICE_RANDOM = 1
 COVERING_RATIO = 1e3
 #: Extra random covering vectors tried when a step's solve fails verification.
 RETRIES = 4
+#: Relative rounding allowance on the energy certificate of a step (Theorem 7).
+ENERGY_RTOL = 1e-8
 
 # Sample status codes
 SAMPLE_OK = 0
@@ -83,7 +86,11 @@ def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambd
     """One Routh step (eq. 75): fill ``v_next``; return (status, pivots, residual).
 
     ``q, qs, T, basis, z, wout`` are work buffers of the LCP size n; ``d``
-    the covering vector.  On a failed solve ``v_next`` is a copy of ``v``.
+    the covering vector.  Besides the LCP verification, the step is checked
+    against Theorem 7: the kinetic-energy change ``lambda . Jbar v +
+    lambda^T G lambda / 2`` (G the Delassus block of W) must not be positive
+    beyond rounding; otherwise the status is 3 (numerical).  On a failed
+    solve ``v_next`` is a copy of ``v``.
     """
     n = q.shape[0]
     nb_ = Jbar.shape[0]
@@ -103,6 +110,23 @@ def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambd
         v_next[j] = v[j]
     if status != 0:
         return status, pivots, res
+    # Theorem 7 as a certificate: dK = lambda.(Jbar v) + lambda^T G lambda / 2 <= 0
+    dk = 0.0
+    magnitude = 0.0
+    for r in range(nb_):
+        # energy scale of the contact velocities, (Jbar v)_r^2 / G_rr, for an absolute floor
+        if W[m + r, m + r] > 0.0:
+            magnitude += 1e-4 * q[m + r] * q[m + r] / W[m + r, m + r]
+        lam = z[m + r]
+        if lam != 0.0:
+            t = lam * q[m + r]
+            acc = 0.0
+            for c in range(nb_):
+                acc += W[m + r, m + c] * z[m + c]
+            dk += t + 0.5 * lam * acc
+            magnitude += abs(t) + 0.5 * abs(lam * acc)
+    if dk > ENERGY_RTOL * magnitude:
+        return 3, pivots, res
     for r in range(nb_):
         lam = z[m + r]
         if lam != 0.0:
@@ -142,12 +166,17 @@ def _fill_covering(d, choice, seed, sample, step):
 
 @nb.njit(cache=True)
 def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, choice, seed, sample,
-                 step, max_pivots, q, qs, T, basis, z, wout, v_next):
-    """A Routh step with the sample's covering vector; if the solve fails verification,
-    retry with the covering vector of ones and then with up to ``RETRIES`` further
-    random covering vectors (ill-conditioned vertices, e.g. opposing friction
-    impulses of 1e4 at mu = 1e5, fail verification; another vertex usually does not).
-    Returns (status, residual, LCP solves used)."""
+                 step, max_pivots, q, qs, T, basis, z, wout, v_next, members, A, b, x):
+    """A Routh step with the sample's covering vector, made robust.
+
+    If the solve fails verification, retry with the covering vector of ones
+    and then with up to ``RETRIES`` further random covering vectors
+    (ill-conditioned vertices, e.g. opposing friction impulses of 1e4 at
+    mu = 1e5, fail verification; another vertex usually does not).  If all
+    fail and the LCP is small (n <= FALLBACK_MAX_N), enumerate its
+    complementary bases from a random starting set until a solution verifies.
+    Returns (status, residual, LCP solves used).
+    """
     _fill_covering(d, choice, seed, sample, step)
     status, pivots, res = routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam,
                                             d, max_pivots, q, qs, T, basis, z, wout, v_next)
@@ -160,8 +189,27 @@ def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, ch
                                                 lam, d, max_pivots, q, qs, T, basis, z, wout, v_next)
         tries += 1
         if status == 0 or tries >= 2 + RETRIES:
-            return status, res, tries
+            break
         _fill_covering(d, CHOICE_RANDOM, seed + 7919 * tries, sample, step)
+    n = q.shape[0]
+    if status == 0 or n > FALLBACK_MAX_N:
+        return status, res, tries
+    # last resort: q and qs still hold this step's data
+    offset = int(hashed_uniform(seed, 2, sample, step) * (1 << n))
+    found, res = first_solution_kernel(W, Ws, q, qs, row_scale, col_scale, offset, members, A, b, x, z,
+                                       wout)
+    tries += 1
+    if not found:
+        return 3, res, tries
+    nb_ = Jbar.shape[0]
+    for j in range(v.shape[0]):
+        v_next[j] = v[j]
+    for r in range(nb_):
+        lam_r = z[m + r]
+        if lam_r != 0.0:
+            for j in range(v.shape[0]):
+                v_next[j] += Minv_JbarT[j, r] * lam_r
+    return 0, res, tries
 
 
 @nb.njit(cache=True)
@@ -197,6 +245,10 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
     z = np.empty(n)
     wout = np.empty(n)
     d = np.empty(n)
+    members = np.empty(n, dtype=np.int64)      # work arrays of the enumeration fallback
+    A = np.empty((n, n))
+    b = np.empty(n)
+    x = np.empty(n)
     lam = np.empty(m)
     v = np.empty(nv)
     v_next = np.empty(nv)
@@ -218,7 +270,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
                 lam[i] = h * P[s, step, i]
             status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
                                               lam, d, choice, seed, gidx, step, max_pivots, q, qs, T,
-                                              basis, z, wout, v_next)
+                                              basis, z, wout, v_next, members, A, b, x)
             solves += tries
             step += 1
             if status != 0:
@@ -239,7 +291,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
                 lam[i] = eps_lambda
             status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
                                               lam, d, choice, seed, gidx, N, max_pivots, q, qs, T,
-                                              basis, z, wout, v_next)
+                                              basis, z, wout, v_next, members, A, b, x)
             solves += tries
             if status != 0:
                 sample_status = 1

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from reach.lcp import all_solutions
+from reach.enumeration import all_solutions
 from reach.routh import COVERING_RATIO, RouthKernelData, routh_step
 from reach.sampler import draw_caps
 

@@ -212,7 +212,7 @@ def test_containment_of_quick_sweeps_in_the_sampled_set(ratio_sweep, tilt_sweep)
     from reach import sample_post_impact_set
 
     s = scenarios.get("rocking-block")
-    result = sample_post_impact_set(s.problem, 2**14, s.h, s.N).mirror(s.mirror)
+    result = sample_post_impact_set(s.problem, 2**16, s.h, s.N).mirror(s.mirror)
     points = result.contact_velocities()[:, :, 0]           # (A-normal, B-normal)
     for sweep in (ratio_sweep, tilt_sweep):
         c = containment(sweep.normal_velocities, points, 2e-3, thickness=1e-3)

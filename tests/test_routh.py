@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from helpers import assert_energy_non_increasing, random_problem
-from reach.lcp import all_solutions, lcp_residual
+from reach.enumeration import all_solutions
+from reach.lcp import lcp_residual
 from reach.routh import RouthKernelData, routh_step
 
 

@@ -1,0 +1,217 @@
+"""Complementary-basis enumeration for small LCPs.
+
+:func:`all_solutions` returns every distinct solution of a small LCP (n <= ~20)
+by trying every index set S: the baselines and the tests use it.
+:func:`first_solution_kernel` is the sampler's last resort: when no covering
+vector lets Lemke's method return a verified answer for a step (ill-conditioned
+vertices at mu = 1e5), the step's LCP is enumerated from a random starting set
+until a solution verifies against the original data.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from reach.lcp import VERIFY_TOL, _check_lcp, _clip_and_measure, equilibrate, lcp_residual
+
+__all__ = ["all_solutions", "first_solution_kernel", "FALLBACK_MAX_N"]
+
+#: Largest LCP the sampler enumerates as a last resort (2^14 index sets).
+FALLBACK_MAX_N = 14
+
+
+@nb.njit(cache=True)
+def _solve_principal(M, q, members, k, A, b, x):
+    """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
+    for a in range(k):
+        for c in range(k):
+            A[a, c] = M[members[a], members[c]]
+        b[a] = -q[members[a]]
+    scale = 0.0
+    for a in range(k):
+        for c in range(k):
+            if abs(A[a, c]) > scale:
+                scale = abs(A[a, c])
+    for col in range(k):
+        p = col
+        big = abs(A[col, col])
+        for r in range(col + 1, k):
+            if abs(A[r, col]) > big:
+                big = abs(A[r, col])
+                p = r
+        if big <= 1e-12 * scale:
+            return False
+        if p != col:
+            for c in range(k):
+                tmp = A[col, c]
+                A[col, c] = A[p, c]
+                A[p, c] = tmp
+            tmp = b[col]
+            b[col] = b[p]
+            b[p] = tmp
+        for r in range(col + 1, k):
+            f = A[r, col] / A[col, col]
+            if f != 0.0:
+                for c in range(col, k):
+                    A[r, c] -= f * A[col, c]
+                b[r] -= f * b[col]
+    for r in range(k - 1, -1, -1):
+        acc = b[r]
+        for c in range(r + 1, k):
+            acc -= A[r, c] * x[c]
+        x[r] = acc / A[r, r]
+    return True
+
+
+@nb.njit(cache=True)
+def _enumerate_kernel(M, q, out, tol):
+    n = q.shape[0]
+    members = np.empty(n, dtype=np.int64)
+    A = np.empty((n, n))
+    b = np.empty(n)
+    x = np.empty(n)
+    z = np.empty(n)
+    count = 0
+    qscale = 0.0
+    for i in range(n):
+        qscale = max(qscale, abs(q[i]))
+    for mask in range(1 << n):
+        k = 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                members[k] = i
+                k += 1
+        if k > 0:
+            if not _solve_principal(M, q, members, k, A, b, x):
+                continue
+        for i in range(n):
+            z[i] = 0.0
+        zmax = 0.0
+        ok = True
+        for a in range(k):
+            z[members[a]] = x[a]
+            zmax = max(zmax, abs(x[a]))
+        scale = qscale
+        mrow = 0.0
+        for i in range(n):
+            rs = 0.0
+            for j in range(n):
+                rs += abs(M[i, j])
+            mrow = max(mrow, rs)
+        scale = qscale + mrow * zmax
+        if scale == 0.0:
+            scale = 1.0
+        for a in range(k):
+            if x[a] < -tol * scale:
+                ok = False
+        if not ok:
+            continue
+        for i in range(n):
+            if (mask >> i) & 1:
+                continue
+            acc = q[i]
+            for j in range(n):
+                acc += M[i, j] * z[j]
+            if acc < -tol * scale:
+                ok = False
+                break
+        if not ok:
+            continue
+        # deduplicate
+        dup = False
+        for s in range(count):
+            same = True
+            for i in range(n):
+                if abs(out[s, i] - max(z[i], 0.0)) > 1e-9 * scale:
+                    same = False
+                    break
+            if same:
+                dup = True
+                break
+        if dup:
+            continue
+        if count >= out.shape[0]:
+            return -1
+        for i in range(n):
+            out[count, i] = max(z[i], 0.0)
+        count += 1
+    return count
+
+
+def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):
+    """Every distinct complementary solution of a small LCP, by enumerating bases.
+
+    For each index set S (2^n of them) the principal system
+    ``M[S, S] z_S = -q[S]`` is solved; the point is kept if ``z_S >= 0`` and
+    ``w = M z + q >= 0`` off S (within ``tol`` relative).  Singular principal
+    submatrices are skipped, so for LCPs with a continuum of solutions only
+    the vertices reached by nonsingular bases are returned.
+
+    The LCP is equilibrated first; every candidate is mapped back and kept
+    only if its dimensionless residual against the original data is at most
+    ``VERIFY_TOL`` (ill-conditioned vertices, such as opposing friction
+    impulses of 1e4 cancelling each other, fail this and are dropped).
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n), with n <= 22
+    q : array_like, shape (n,)
+
+    Returns
+    -------
+    ndarray, shape (k, n)
+        The distinct solutions z (rows), in enumeration order.
+    """
+    M, q = _check_lcp(M, q)
+    n = M.shape[0]
+    if n > 22:
+        raise ValueError(f"`M` is too large to enumerate bases: n = {n} > 22.")
+    row_scale, col_scale = np.ones(n), np.ones(n)
+    equilibrate(M, row_scale, col_scale)
+    Ms = np.ascontiguousarray(row_scale[:, None] * M * col_scale[None, :])
+    out = np.empty((max_solutions, n))
+    count = _enumerate_kernel(Ms, np.ascontiguousarray(row_scale * q), out, tol)
+    if count < 0:
+        raise ValueError(f"more than `max_solutions` = {max_solutions} solutions; raise it.")
+    # back to the original variables; keep what verifies against the original data
+    kept = []
+    for zs in out[:count]:
+        z = zs * col_scale
+        if lcp_residual(M, q, z) > VERIFY_TOL:
+            continue
+        if any(np.max(np.abs(z - k)) <= 1e-9 * max(1.0, np.max(np.abs(z))) for k in kept):
+            continue
+        kept.append(z)
+    return np.array(kept).reshape(-1, n)
+
+
+@nb.njit(cache=True)
+def first_solution_kernel(M, Ms, q, qs, row_scale, col_scale, offset, members, A, b, x, z, w):
+    """The first verified solution of LCP(M, q) over index sets ``offset, offset + 1, ...`` (mod 2^n).
+
+    ``Ms, qs`` are the equilibrated data (``Ms = R M C``, ``qs = R q``);
+    candidates ``z = C z_S`` are verified against the original ``M, q`` with
+    :func:`reach.lcp.residual_kernel`.  ``members`` (int64), ``A`` (n, n),
+    ``b, x`` are work arrays.  Returns (found, residual); ``z, w`` hold the
+    solution when found.
+    """
+    n = q.shape[0]
+    total = 1 << n
+    for t in range(total):
+        mask = (offset + t) % total
+        k = 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                members[k] = i
+                k += 1
+        if k > 0 and not _solve_principal(Ms, qs, members, k, A, b, x):
+            continue
+        for i in range(n):
+            z[i] = 0.0
+        for a in range(k):
+            z[members[a]] = x[a] * col_scale[members[a]]
+        res = _clip_and_measure(M, q, z, w, row_scale, col_scale)
+        if res <= VERIFY_TOL:
+            return True, res
+    return False, np.inf
