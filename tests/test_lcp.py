@@ -208,3 +208,16 @@ def test_copositive_routh_matrix_with_rounding_noise_does_not_end_on_a_false_ray
     res = lemke(W, q)
     assert res.success, res.message
     assert_lcp_solution(W, q, res.z, tol=1e-12)
+
+
+def test_residual_is_not_fooled_by_one_huge_entry():
+    # Regression: a wrong disk-stack step had one entry of z near 2e12 (a friction multiplier);
+    # measuring rows against their activity and z against max(z) made an O(1) violation elsewhere
+    # look like 6e-10, so an energy-raising step passed.  The residual must stay O(1) here.
+    from reach.lcp import lcp_residual
+    M = np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    q = np.array([1.43, -1.0, 0.0])
+    wrong = np.array([1e12, 1.0, 0.0])       # z_0 > 0 while w_0 = 1.43 > 0
+    right = np.array([0.0, 1.0, 0.0])
+    assert lcp_residual(M, q, wrong) > 0.1
+    assert lcp_residual(M, q, right) == 0.0

@@ -140,3 +140,20 @@ def test_bad_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         sample_post_impact_set(hand_rocking_block(), args.pop("n_samples"), args.pop("h"),
                                args.pop("max_steps"), **args)
+
+
+@pytest.mark.parametrize("name", ["rocking-block", "box-wall", "compass-gait", "ramone", "disk-stack"])
+def test_every_paper_scenario_dissipates_along_every_path(name):
+    import scenarios
+
+    s = scenarios.get(name)
+    p = s.problem
+    r = sample_post_impact_set(p, 2**13, s.h, s.N, keep_paths=256)
+    e0 = p.kinetic_energy(p.v)
+    assert r.summary()["failed_samples"] == 0
+    assert np.all(p.kinetic_energy(r.all_velocities) <= e0 * (1 + 1e-12))
+    for path in r.paths:
+        e = p.kinetic_energy(path)
+        assert np.all(np.diff(e) <= 1e-12 * e0)
+    assert np.all(p.normal_velocities(r.velocities) >= -p.colliding_tol)
+    assert r.residual.max() <= 1e-9
