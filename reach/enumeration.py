@@ -13,7 +13,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from reach.lcp import VERIFY_TOL, _check_lcp, _clip_and_measure, equilibrate, lcp_residual
+from reach.lcp import VERIFY_TOL, _check_lcp, equilibrate, lcp_residual
+from reach.verify import clip_and_measure
 
 __all__ = ["all_solutions", "first_solution_kernel", "FALLBACK_MAX_N"]
 
@@ -192,7 +193,7 @@ def first_solution_kernel(M, Ms, q, qs, row_scale, col_scale, offset, members, A
 
     ``Ms, qs`` are the equilibrated data (``Ms = R M C``, ``qs = R q``);
     candidates ``z = C z_S`` are verified against the original ``M, q`` with
-    :func:`reach.lcp.residual_kernel`.  ``members`` (int64), ``A`` (n, n),
+    :func:`reach.verify.residual_kernel`.  ``members`` (int64), ``A`` (n, n),
     ``b, x`` are work arrays.  Returns (found, residual); ``z, w`` hold the
     solution when found.
     """
@@ -211,7 +212,7 @@ def first_solution_kernel(M, Ms, q, qs, row_scale, col_scale, offset, members, A
             z[i] = 0.0
         for a in range(k):
             z[members[a]] = x[a] * col_scale[members[a]]
-        res = _clip_and_measure(M, q, z, w, row_scale, col_scale)
+        res = clip_and_measure(M, q, z, w, row_scale, col_scale)
         if res <= VERIFY_TOL:
             return True, res
     return False, np.inf

@@ -1,4 +1,4 @@
-"""Linear complementarity problems: a robust Numba Lemke solver and a basis enumerator.
+"""Linear complementarity problems: a robust Numba Lemke solver.
 
 The LCP(M, q) asks for z with
 
@@ -24,9 +24,8 @@ Every solve returns a status (:class:`LCPStatus`).  Lemke's method solves
 every LCP with a copositive-plus matrix that has a solution; the Routh-step
 matrix ``W`` of the paper (eq. 75) is copositive (Theorem 6).
 
-:func:`all_solutions` enumerates every complementary basis of a small LCP
-(n <= ~20) and returns every distinct solution; the baselines and the tests
-use it.
+Verification lives in :mod:`reach.verify`; :func:`reach.enumeration.all_solutions`
+enumerates every complementary basis of a small LCP (n <= ~20).
 
 The kernels (`lemke_kernel`, `prepare_scaling`) work on preallocated
 buffers so repeated solves allocate nothing; :class:`LemkeWorkspace` holds
@@ -40,6 +39,8 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+
+from reach.verify import clip_and_measure, refine_and_verify, tableau_refine, verify_tableau
 
 __all__ = [
     "LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "lemke_kernel",
@@ -339,209 +340,6 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
 
 
 @nb.njit(cache=True)
-def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
-    """Relative natural residual of ``z >= 0`` with ``w = M z + q``, in equilibrated units.
-
-    With ``z~ = z / c`` and ``w~ = r w`` (the Ruiz scaling that makes the
-    rows and columns of ``diag(r) M diag(c)`` of unit size), the residual is
-    ``max_i |min(z~_i, w~_i)| / |r q|_inf``, also counting ``worst_negative``
-    (the most negative ``z~_j`` before clipping).  It is zero exactly at a
-    solution; it is Siconos's acceptance measure taken in commensurate units.
-    Normalizing by ``q`` alone (not by ``|M| |z|``) matters: a wrong basis
-    with one huge entry of z must not make every other violation look small.
-    """
-    n = q.shape[0]
-    qn = 0.0
-    for i in range(n):
-        qn = max(qn, abs(row_scale[i] * q[i]))
-    if qn == 0.0:
-        qn = 1e-300
-    res = -worst_negative if worst_negative < 0.0 else 0.0
-    for i in range(n):
-        c = abs(min(z[i] / col_scale[i], row_scale[i] * w[i]))
-        if c > res:
-            res = c
-    return res / qn
-
-
-@nb.njit(cache=True)
-def _basis_solve(Ms, qs, d, T, basis, perm, r):
-    """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
-
-    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
-    ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
-    z-columns hold the LU factors, the z0 column the right-hand side; the
-    basic values land in the rhs column (row c: the c-th basic variable).
-    Two steps of iterative refinement follow.  ``perm, r`` are n-vectors of
-    workspace.  Returns False (tableau values kept) if ``B`` is singular.
-    """
-    n = qs.shape[0]
-    rhs = 2 * n + 1
-    x = 2 * n
-    for c in range(n):
-        b = basis[c]
-        for i in range(n):
-            if b < n:
-                T[i, n + c] = 1.0 if i == b else 0.0
-            elif b < 2 * n:
-                T[i, n + c] = -Ms[i, b - n]
-            else:
-                T[i, n + c] = -d[i]
-    big = 0.0
-    for i in range(n):
-        for c in range(n):
-            big = max(big, abs(T[i, n + c]))
-    for col in range(n):
-        p = col
-        piv = abs(T[col, n + col])
-        for k in range(col + 1, n):
-            if abs(T[k, n + col]) > piv:
-                piv = abs(T[k, n + col])
-                p = k
-        perm[col] = p
-        if piv <= 1e-14 * big:
-            return False
-        if p != col:
-            for c in range(n, 2 * n):
-                tmp = T[col, c]
-                T[col, c] = T[p, c]
-                T[p, c] = tmp
-        for k in range(col + 1, n):
-            f = T[k, n + col] / T[col, n + col]
-            T[k, n + col] = f
-            if f != 0.0:
-                for c in range(n + col + 1, 2 * n):
-                    T[k, c] -= f * T[col, c]
-    for i in range(n):
-        T[i, rhs] = 0.0
-    for it in range(3):
-        # residual r = qs - B x (x = current basic values; zero on the first pass)
-        for i in range(n):
-            r[i] = qs[i]
-        for c in range(n):
-            xc = T[c, rhs]
-            if xc == 0.0:
-                continue
-            b = basis[c]
-            if b < n:
-                r[b] -= xc
-            elif b < 2 * n:
-                for i in range(n):
-                    r[i] += Ms[i, b - n] * xc
-            else:
-                for i in range(n):
-                    r[i] += d[i] * xc
-        # solve B dx = r with the stored factors
-        for col in range(n):             # P r (the factor rows were swapped whole)
-            p = int(perm[col])
-            if p != col:
-                tmp = r[col]
-                r[col] = r[p]
-                r[p] = tmp
-        for col in range(n):             # L y = P r
-            for k in range(col + 1, n):
-                r[k] -= T[k, n + col] * r[col]
-        for k in range(n - 1, -1, -1):
-            acc = r[k]
-            for c in range(k + 1, n):
-                acc -= T[k, n + c] * T[c, x]
-            T[k, x] = acc / T[k, n + k]
-        for c in range(n):
-            T[c, rhs] += T[c, x]
-    return True
-
-
-@nb.njit(cache=True)
-def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
-    """Re-solve the final basis against the data, map back to the original space, verify.
-
-    ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
-    ``T`` (final basis ``basis``) was built from.  The basic system is solved
-    afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
-    only if that basis is singular).  Then ``z = C z_scaled`` is checked
-    against the original ``M, q``: negatives are clipped to zero and the
-    dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
-    + q`` on exit.
-    """
-    n = q.shape[0]
-    rhs = 2 * n + 1
-    _basis_solve(Ms, qs, d, T, basis, z, w)
-    for i in range(n):
-        z[i] = 0.0
-    for i in range(n):
-        b = basis[i]
-        if n <= b < 2 * n:
-            z[b - n] = T[i, rhs] * col_scale[b - n]
-    return _clip_and_measure(M, q, z, w, row_scale, col_scale)
-
-
-@nb.njit(cache=True)
-def _tableau_refine(Ms, qs, d, T, basis, r):
-    """One step of iterative refinement of the basic values with the tableau's own ``B^-1``.
-
-    The tableau's first n columns hold ``B^-1`` (row c belongs to the c-th basic
-    variable); the residual ``qs - B x`` is recomputed from the equilibrated data.
-    """
-    n = qs.shape[0]
-    rhs = 2 * n + 1
-    for i in range(n):
-        r[i] = qs[i]
-    for c in range(n):
-        xc = T[c, rhs]
-        if xc == 0.0:
-            continue
-        b = basis[c]
-        if b < n:
-            r[b] -= xc
-        elif b < 2 * n:
-            j = b - n
-            for i in range(n):
-                r[i] += Ms[i, j] * xc
-        else:
-            for i in range(n):
-                r[i] += d[i] * xc
-    for c in range(n):
-        acc = 0.0
-        row = T[c]
-        for i in range(n):
-            acc += row[i] * r[i]
-        T[c, rhs] += acc
-
-
-@nb.njit(cache=True)
-def _clip_and_measure(M, q, z, w, row_scale, col_scale):
-    """Clip ``z`` at zero, fill ``w = M z + q``, return :func:`residual_kernel`'s residual."""
-    n = q.shape[0]
-    worst_negative = 0.0
-    for j in range(n):
-        zt = z[j] / col_scale[j]
-        if zt < worst_negative:
-            worst_negative = zt
-        if z[j] < 0.0:
-            z[j] = 0.0
-    for i in range(n):
-        acc = q[i]
-        for j in range(n):
-            acc += M[i, j] * z[j]
-        w[i] = acc
-    return residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale)
-
-
-@nb.njit(cache=True)
-def _verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
-    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
-    n = q.shape[0]
-    rhs = 2 * n + 1
-    for i in range(n):
-        z[i] = 0.0
-    for i in range(n):
-        b = basis[i]
-        if n <= b < 2 * n:
-            z[b - n] = T[i, rhs] * col_scale[b - n]
-    return _clip_and_measure(M, q, z, w, row_scale, col_scale)
-
-
-@nb.njit(cache=True)
 def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_scale):
     """Solve LCP(M, q) given its equilibrated copy ``Ms = R M C``; returns (status, pivots, residual).
 
@@ -562,8 +360,8 @@ def solve_scaled(M, Ms, q, qs, d, max_pivots, T, basis, z, w, row_scale, col_sca
         return status, pivots, 0.0
     if status != 0:
         return status, pivots, np.inf
-    _tableau_refine(Ms, qs, d, T, basis, z)
-    res = _verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
+    tableau_refine(Ms, qs, d, T, basis, z)
+    res = verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
     if res <= VERIFY_TOL:
         return status, pivots, res
     res = refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale)
@@ -660,7 +458,7 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
 def lcp_residual(M, q, z):
     """Relative natural residual of ``z`` for LCP(M, q), in equilibrated units (zero at a solution).
 
-    See :func:`residual_kernel`; the Ruiz scaling of ``M`` is computed here.
+    See :func:`reach.verify.residual_kernel`; the Ruiz scaling of ``M`` is computed here.
     """
     M = np.ascontiguousarray(M, dtype=float)
     q = np.ascontiguousarray(q, dtype=float)
@@ -669,7 +467,7 @@ def lcp_residual(M, q, z):
     row_scale, col_scale = np.ones(n), np.ones(n)
     equilibrate(M, row_scale, col_scale)
     w = np.empty(n)
-    return float(_clip_and_measure(M, q, z, w, row_scale, col_scale))
+    return float(clip_and_measure(M, q, z, w, row_scale, col_scale))
 
 
 # Basis enumeration (all_solutions) lives in reach.enumeration.

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.counter_rng import hashed_uniform, splitmix64
 from reach.enumeration import FALLBACK_MAX_N, first_solution_kernel
 from reach.lcp import LemkeWorkspace, solve_scaled
 
@@ -47,38 +48,6 @@ ENERGY_RTOL = 1e-8
 # Sample status codes
 SAMPLE_OK = 0
 SAMPLE_LCP_FAILED = 1  # a step's LCP was not solved; the sample stopped there
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@nb.njit(cache=True)
-def _splitmix64(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-@nb.njit(cache=True)
-def hashed_uniform(seed, stream, index, coordinate):
-    """A uniform number in [0, 1) fixed by (seed, stream, index, coordinate).
-
-    Counter-based: the value depends on nothing else (not on thread or chunk),
-    so parallel runs reproduce serial ones exactly.
-    """
-    x = _splitmix64(np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)))
-    x = _splitmix64(x ^ np.uint64(index))
-    x = _splitmix64(x ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
-    return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@nb.njit(cache=True)
-def uniform_block(seed, stream, start, out):
-    """Fill ``out`` (count, d) with hashed uniforms for sample indices start..start+count-1."""
-    for s in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[s, j] = hashed_uniform(seed, stream, start + s, j)
-
 
 @nb.njit(cache=True)
 def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambda_max,
@@ -155,11 +124,11 @@ def _fill_covering(d, choice, seed, sample, step):
         # hashed_uniform(seed, 1, sample, step * n + i) with the (seed, stream, sample)
         # part of the hash chain computed once: the same numbers, a third of the work
         logr = np.log(COVERING_RATIO)
-        x = _splitmix64(np.uint64(seed) ^ (np.uint64(1) * np.uint64(0xD1B54A32D192ED03)))
-        x = _splitmix64(x ^ np.uint64(sample))
+        x = splitmix64(np.uint64(seed) ^ (np.uint64(1) * np.uint64(0xD1B54A32D192ED03)))
+        x = splitmix64(x ^ np.uint64(sample))
         base = step * d.shape[0]
         for i in range(d.shape[0]):
-            y = _splitmix64(x ^ (np.uint64(base + i) * np.uint64(0x9E3779B97F4A7C15)))
+            y = splitmix64(x ^ (np.uint64(base + i) * np.uint64(0x9E3779B97F4A7C15)))
             u = (y >> np.uint64(11)) * (1.0 / 9007199254740992.0)
             d[i] = np.exp(logr * (2.0 * u - 1.0))
 
@@ -213,6 +182,16 @@ def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, ch
 
 
 @nb.njit(cache=True)
+def _record(paths_out, path_len_out, s, v):
+    """Append ``v`` to sample ``s``'s stored path, if its path is kept."""
+    if s < paths_out.shape[0]:
+        k = path_len_out[s]
+        for j in range(v.shape[0]):
+            paths_out[s, k, j] = v[j]
+        path_len_out[s] = k + 1
+
+
+@nb.njit(cache=True)
 def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P, h, eps_lambda,
                        colliding_tol, choice, seed, first_index, max_pivots,
                        V_out, solves_out, terminated_out, kept_out, status_out, residual_out,
@@ -258,9 +237,8 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
         for j in range(nv):
             v[j] = v0[j]
         if s < K:
-            for j in range(nv):
-                paths_out[s, 0, j] = v[j]
-            path_len_out[s] = 1
+            path_len_out[s] = 0
+        _record(paths_out, path_len_out, s, v)
         solves = 0
         worst = 0.0
         sample_status = 0
@@ -280,10 +258,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
                 worst = res
             for j in range(nv):
                 v[j] = v_next[j]
-            if s < K:
-                for j in range(nv):
-                    paths_out[s, path_len_out[s], j] = v[j]
-                path_len_out[s] += 1
+            _record(paths_out, path_len_out, s, v)
         colliding = _colliding(Jn, v, colliding_tol)
         terminated_out[s] = (not colliding) and sample_status == 0
         if colliding and sample_status == 0:
@@ -300,10 +275,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
                     worst = res
                 for j in range(nv):
                     v[j] = v_next[j]
-                if s < K:
-                    for j in range(nv):
-                        paths_out[s, path_len_out[s], j] = v[j]
-                    path_len_out[s] += 1
+                _record(paths_out, path_len_out, s, v)
             colliding = _colliding(Jn, v, colliding_tol)
         for j in range(nv):
             V_out[s, j] = v[j]

@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-from reach.routh import CHOICE_FIRST, CHOICE_RANDOM, RouthKernelData, run_samples_kernel, uniform_block
+from reach.counter_rng import uniform_block
+from reach.routh import CHOICE_FIRST, CHOICE_RANDOM, RouthKernelData, run_samples_kernel
 
 __all__ = ["SamplingSettings", "sample_post_impact_set", "sample_adaptive", "draw_caps"]
 

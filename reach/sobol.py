@@ -26,6 +26,8 @@ from functools import lru_cache
 import numba as nb
 import numpy as np
 
+from reach.counter_rng import splitmix64
+
 __all__ = ["BITS", "MAX_DIM", "direction_numbers", "scrambled_directions", "sobol_points"]
 
 BITS = 30            #: bits per coordinate (indices up to 2^30)
@@ -72,18 +74,10 @@ def direction_numbers(dim):
 
 
 @nb.njit(cache=True)
-def _mix(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-@nb.njit(cache=True)
 def _random_bits(seed, d, r):
-    x = _mix(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D))
-    x = _mix(x ^ np.uint64(d))
-    x = _mix(x ^ (np.uint64(r) * np.uint64(0x9E3779B97F4A7C15)))
+    x = splitmix64(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D))
+    x = splitmix64(x ^ np.uint64(d))
+    x = splitmix64(x ^ (np.uint64(r) * np.uint64(0x9E3779B97F4A7C15)))
     return x >> np.uint64(64 - BITS)
 
 
