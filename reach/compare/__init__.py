@@ -2,21 +2,22 @@
 
 ``reach.compare.compliant``: the rocking block under Kelvin–Voigt compliant
 contact (core paper §5.4.1, Fig. 12).
+``reach.compare.mujoco``: the same impacts simulated in MuJoCo with stiff,
+strongly damped contacts (needs the ``[mujoco]`` extra; not imported here).
+``reach.compare.regions``: containment and coverage of outcomes in a set's region.
 """
 
 from reach.compare.compliant import (
     CompliantBlock,
     CompliantRun,
     CompliantSweep,
-    containment,
-    coverage,
     plot_compliant,
     sequential_outcome,
-    set_region,
     simulate_impact,
     sweep_initial_tilt,
     sweep_stiffness_ratio,
 )
+from reach.compare.regions import containment, coverage, set_region
 
 __all__ = [
     "CompliantBlock",
