@@ -221,8 +221,9 @@ def build_parser():
     p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
-    p.add_argument("--choice", choices=("random", "first"), default="random",
-                   help="solution pick at non-unique steps (default random)")
+    p.add_argument("--choice", choices=("random", "first", "enumerate"), default="random",
+                   help="solution pick at non-unique steps: random covering vector (default), "
+                        "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14)")
     p.add_argument("--keep-paths", type=int, default=4096, metavar="K",
                    help="store the velocity paths of the first K samples (default 4096)")
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME.npz)")

@@ -32,11 +32,13 @@ import numba as nb
 import numpy as np
 
 from reach.counter_rng import hashed_uniform, splitmix64
-from reach.enumeration import FALLBACK_MAX_N, first_solution_kernel
-from reach.lcp import LemkeWorkspace, solve_scaled
+from reach.enumeration import FALLBACK_MAX_N, _solve_principal, first_solution_kernel
+from reach.lcp import VERIFY_TOL, LemkeWorkspace, solve_scaled
+from reach.verify import clip_and_measure
 
 CHOICE_FIRST = 0
 CHOICE_RANDOM = 1
+CHOICE_ENUMERATE = 2
 
 #: Spread of the random covering vectors: entries are log-uniform in [1/R, R].
 COVERING_RATIO = 1e3
@@ -50,35 +52,76 @@ SAMPLE_OK = 0
 SAMPLE_LCP_FAILED = 1  # a step's LCP was not solved; the sample stopped there
 
 @nb.njit(cache=True)
+def _fill_q(Jbar, m, v, lambda_max, q):
+    """The Routh-step LCP vector ``q = [lambda_max; Jbar v; 0]`` (eq. 75a)."""
+    nb_ = Jbar.shape[0]
+    for i in range(m):
+        q[i] = lambda_max[i]
+    for r in range(nb_):
+        acc = 0.0
+        for j in range(v.shape[0]):
+            acc += Jbar[r, j] * v[j]
+        q[m + r] = acc
+    for i in range(m + nb_, q.shape[0]):
+        q[i] = 0.0
+
+
+@nb.njit(cache=True)
+def _dissipative(W, q, z, m, nb_):
+    """Theorem 7 as a certificate: ``dK = lambda . Jbar v + lambda^T G lambda / 2 <= 0``.
+
+    G is the Delassus block of W, ``Jbar v`` sits in ``q``; rounding is allowed
+    relative to the terms' magnitudes plus an energy floor ``(Jbar v)_r^2 / G_rr``.
+    """
+    dk = 0.0
+    magnitude = 0.0
+    for r in range(nb_):
+        if W[m + r, m + r] > 0.0:
+            magnitude += 1e-4 * q[m + r] * q[m + r] / W[m + r, m + r]
+        lam = z[m + r]
+        if lam != 0.0:
+            t = lam * q[m + r]
+            acc = 0.0
+            for c in range(nb_):
+                acc += W[m + r, m + c] * z[m + c]
+            dk += t + 0.5 * lam * acc
+            magnitude += abs(t) + 0.5 * abs(lam * acc)
+    return dk <= ENERGY_RTOL * magnitude
+
+
+@nb.njit(cache=True)
+def _apply_impulse(Minv_JbarT, m, z, v, v_next):
+    """``v_next = v + M^-1 Jbar^T lambda_bar`` (eq. 75c) with ``lambda_bar = z[m : m + nb]``."""
+    for j in range(v.shape[0]):
+        v_next[j] = v[j]
+    for r in range(Minv_JbarT.shape[1]):
+        lam = z[m + r]
+        if lam != 0.0:
+            for j in range(v.shape[0]):
+                v_next[j] += Minv_JbarT[j, r] * lam
+
+
+@nb.njit(cache=True)
 def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambda_max,
                       d, max_pivots, q, qs, T, basis, z, wout, v_next):
     """One Routh step (eq. 75): fill ``v_next``; return (status, pivots, residual).
 
     ``q, qs, T, basis, z, wout`` are work buffers of the LCP size n; ``d``
     the covering vector.  Besides the LCP verification, the step is checked
-    against Theorem 7: the kinetic-energy change ``lambda . Jbar v +
-    lambda^T G lambda / 2`` (G the Delassus block of W) must not be positive
-    beyond rounding; otherwise the status is 3 (numerical).  On a failed
-    solve ``v_next`` is a copy of ``v``.
+    against Theorem 7 (:func:`_dissipative`); a step that fails it gets
+    status 3 (numerical).  On a failed solve ``v_next`` is a copy of ``v``.
     """
-    n = q.shape[0]
-    nb_ = Jbar.shape[0]
-    nv = v.shape[0]
-    for i in range(m):
-        q[i] = lambda_max[i]
-    for r in range(nb_):
-        acc = 0.0
-        for j in range(nv):
-            acc += Jbar[r, j] * v[j]
-        q[m + r] = acc
-    for i in range(m + nb_, n):
-        q[i] = 0.0
+    _fill_q(Jbar, m, v, lambda_max, q)
     status, pivots, res = solve_scaled(W, Ws, q, qs, d, max_pivots, T, basis, z, wout,
                                        row_scale, col_scale)
-    for j in range(nv):
-        v_next[j] = v[j]
+    if status == 0 and not _dissipative(W, q, z, m, Jbar.shape[0]):
+        status = 3
     if status != 0:
+        for j in range(v.shape[0]):
+            v_next[j] = v[j]
         return status, pivots, res
+    _apply_impulse(Minv_JbarT, m, z, v, v_next)
+    return status, pivots, res
     # Theorem 7 as a certificate: dK = lambda.(Jbar v) + lambda^T G lambda / 2 <= 0
     dk = 0.0
     magnitude = 0.0
@@ -168,17 +211,88 @@ def _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, ch
     found, res = first_solution_kernel(W, Ws, q, qs, row_scale, col_scale, offset, members, A, b, x, z,
                                        wout)
     tries += 1
-    if not found:
+    if not found or not _dissipative(W, q, z, m, Jbar.shape[0]):
         return 3, res, tries
-    nb_ = Jbar.shape[0]
-    for j in range(v.shape[0]):
-        v_next[j] = v[j]
-    for r in range(nb_):
-        lam_r = z[m + r]
-        if lam_r != 0.0:
-            for j in range(v.shape[0]):
-                v_next[j] += Minv_JbarT[j, r] * lam_r
+    _apply_impulse(Minv_JbarT, m, z, v, v_next)
     return 0, res, tries
+
+
+@nb.njit(cache=True)
+def _enumerated_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, seed, sample, step,
+                     q, qs, z, wout, v_next, members, A, b, x, distinct):
+    """A Routh step that picks uniformly among *all* distinct v' of the step's LCP.
+
+    Every complementary index set is tried (sets with ``beta_i`` but not
+    ``lambda_n,i`` are skipped when ``lambda_max,i > 0``: ``beta_i > 0`` forces
+    ``lambda_n,i = lambda_max,i``); the solutions that verify against the
+    data and dissipate give candidate velocities, deduplicated to 1e-9 of the
+    velocity scale, and one is chosen by the hash of (seed, sample, step).
+    Returns the number of distinct v' (0: none verified; ``v_next`` untouched).
+    """
+    _fill_q(Jbar, m, v, lam, q)
+    n = q.shape[0]
+    nb_ = Jbar.shape[0]
+    nv = v.shape[0]
+    for i in range(n):
+        qs[i] = row_scale[i] * q[i]
+    vscale = 1e-300
+    for j in range(nv):
+        vscale = max(vscale, abs(v[j]))
+    count = 0
+    for mask in range(1 << n):
+        skip = False
+        for i in range(m):
+            if (mask >> i) & 1 and not (mask >> (m + i)) & 1 and lam[i] > 0.0:
+                skip = True
+                break
+        if skip:
+            continue
+        k = 0
+        for i in range(n):
+            if (mask >> i) & 1:
+                members[k] = i
+                k += 1
+        if k > 0 and not _solve_principal(Ws, qs, members, k, A, b, x):
+            continue
+        for i in range(n):
+            z[i] = 0.0
+        for a in range(k):
+            z[members[a]] = x[a] * col_scale[members[a]]
+        if clip_and_measure(W, q, z, wout, row_scale, col_scale) > VERIFY_TOL:
+            continue
+        if not _dissipative(W, q, z, m, nb_):
+            continue
+        if count == distinct.shape[0]:
+            break
+        _apply_impulse(Minv_JbarT, m, z, v, distinct[count])   # candidate in the next free slot
+        duplicate = False
+        for c in range(count):
+            gap = 0.0
+            for j in range(nv):
+                gap = max(gap, abs(distinct[c, j] - distinct[count, j]))
+            if gap <= 1e-9 * vscale:
+                duplicate = True
+                break
+        if not duplicate:
+            count += 1
+    if count > 0:
+        pick = min(int(hashed_uniform(seed, 3, sample, step) * count), count - 1)
+        for j in range(nv):
+            v_next[j] = distinct[pick, j]
+    return count
+
+
+@nb.njit(cache=True)
+def _step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, choice, seed, sample, step,
+          max_pivots, q, qs, T, basis, z, wout, v_next, members, A, b, x, distinct):
+    """Dispatch one step on the solution choice; returns (status, residual, solves)."""
+    if choice == CHOICE_ENUMERATE:
+        if _enumerated_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, seed, sample,
+                            step, q, qs, z, wout, v_next, members, A, b, x, distinct) > 0:
+            return 0, 0.0, 1
+        choice = CHOICE_FIRST
+    return _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d, choice, seed,
+                        sample, step, max_pivots, q, qs, T, basis, z, wout, v_next, members, A, b, x)
 
 
 @nb.njit(cache=True)
@@ -228,6 +342,7 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
     A = np.empty((n, n))
     b = np.empty(n)
     x = np.empty(n)
+    distinct = np.empty((64, nv))                # candidate velocities of an enumerated step
     lam = np.empty(m)
     v = np.empty(nv)
     v_next = np.empty(nv)
@@ -246,9 +361,9 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
         while step < N and _colliding(Jn, v, colliding_tol):
             for i in range(m):
                 lam[i] = h * P[s, step, i]
-            status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
-                                              lam, d, choice, seed, gidx, step, max_pivots, q, qs, T,
-                                              basis, z, wout, v_next, members, A, b, x)
+            status, res, tries = _step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d,
+                                       choice, seed, gidx, step, max_pivots, q, qs, T, basis, z, wout,
+                                       v_next, members, A, b, x, distinct)
             solves += tries
             step += 1
             if status != 0:
@@ -264,9 +379,9 @@ def run_samples_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, Jn, v0, P,
         if colliding and sample_status == 0:
             for i in range(m):
                 lam[i] = eps_lambda
-            status, res, tries = _robust_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v,
-                                              lam, d, choice, seed, gidx, N, max_pivots, q, qs, T,
-                                              basis, z, wout, v_next, members, A, b, x)
+            status, res, tries = _step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, d,
+                                       choice, seed, gidx, N, max_pivots, q, qs, T, basis, z, wout,
+                                       v_next, members, A, b, x, distinct)
             solves += tries
             if status != 0:
                 sample_status = 1

@@ -22,12 +22,12 @@ import time
 import numpy as np
 
 from reach.counter_rng import uniform_block
-from reach.routh import CHOICE_FIRST, CHOICE_RANDOM, RouthKernelData, run_samples_kernel
+from reach.routh import CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, RouthKernelData, run_samples_kernel
 
 __all__ = ["SamplingSettings", "sample_post_impact_set", "sample_adaptive", "draw_caps"]
 
 SEQUENCES = ("sobol", "uniform")
-SOLUTION_CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST}
+SOLUTION_CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
 BACKENDS = ("serial", "loky", "threading", "dask")
 PER_SAMPLE = ("velocities", "lcp_solves", "terminated", "kept", "status", "residual")
 
@@ -49,9 +49,13 @@ class SamplingSettings:
     seed : int
         Seed of the sequence and of the random solution choice.
     sequence : {"sobol", "uniform"}
-    solution_choice : {"random", "first"}
+    solution_choice : {"random", "first", "enumerate"}
         How a step whose LCP has several distinct solutions is resolved
-        (see :mod:`reach.routh`).
+        (see :mod:`reach.routh`): ``"random"`` (default) a random covering
+        vector for Lemke per step; ``"first"`` the covering vector of ones (one
+        deterministic pick); ``"enumerate"`` every complementary solution of
+        each step enumerated and one distinct v' chosen uniformly — exact but
+        ~50x slower, for LCPs of size n <= 14 (two planar contacts).
     keep_paths : int
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int
@@ -100,6 +104,14 @@ class SamplingSettings:
         """``(start, count)`` of each chunk covering sample indices ``start .. stop - 1``."""
         stop = self.n_samples if stop is None else stop
         return [(a, min(self.chunk_size, stop - a)) for a in range(start, stop, self.chunk_size)]
+
+
+def _check_choice(problem, settings):
+    from reach.enumeration import FALLBACK_MAX_N
+
+    if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
+        raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
+                         f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
 
 
 def draw_caps(m, N, start, count, *, seed=0, sequence="sobol"):
@@ -287,6 +299,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs!r}.")
     if resume and checkpoint is None:
         raise ValueError("`resume=True` needs a `checkpoint` directory.")
+    _check_choice(problem, settings)
     data = RouthKernelData(problem)
     run_chunk(data, settings, 0, 1)  # compile (or load from cache) outside the timing
     acc = _Accumulator(problem, settings)
@@ -378,6 +391,7 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     settings = SamplingSettings(max_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence,
                                 solution_choice=solution_choice, keep_paths=keep_paths,
                                 chunk_size=chunk_size)
+    _check_choice(problem, settings)
     data = RouthKernelData(problem)
     run_chunk(data, settings, 0, 1)
     acc = _Accumulator(problem, settings)  # pages are touched only as rounds fill them

@@ -35,3 +35,38 @@ def test_too_large_to_enumerate():
     p = random_problem(np.random.default_rng(0), m=5, nv=8)
     with pytest.raises(ValueError, match="too large to enumerate"):
         step_uniqueness(p, 1.0, 3, n_samples=2)
+
+
+def test_enumerate_choice_matches_random_where_steps_are_unique():
+    from reach import sample_post_impact_set
+
+    p = hand_rocking_block()
+    e = sample_post_impact_set(p, 1024, 0.3, 10, solution_choice="enumerate")
+    r = sample_post_impact_set(p, 1024, 0.3, 10)
+    # same caps, unique steps: the same outcomes up to rounding
+    np.testing.assert_allclose(e.all_velocities, r.all_velocities, atol=1e-12)
+
+
+def test_enumerate_choice_covers_the_random_set_and_the_simultaneous_outcomes():
+    from reach import sample_post_impact_set
+    from reach.baselines import simultaneous
+
+    p = hand_compass_gait()
+    e = sample_post_impact_set(p, 2048, 0.25, 5, solution_choice="enumerate")
+    r = sample_post_impact_set(p, 2048, 0.25, 5)
+    scale = np.max(np.abs(p.contact_velocities(p.v)))
+    assert e.summary()["failed_samples"] == 0
+    assert np.max(e.distance_to(simultaneous(p))) <= 0.01 * scale
+    assert np.all(p.kinetic_energy(e.all_velocities) <= p.kinetic_energy(p.v) * (1 + 1e-12))
+    # every pick of the random covering vectors is one of the enumerated solutions,
+    # so the random set lies in the enumerated one (up to sampling resolution)
+    assert np.quantile(e.distance_to(r.velocities), 0.99) <= 0.01 * scale
+
+
+def test_enumerate_choice_refuses_large_problems():
+    from helpers import random_problem
+    from reach import sample_post_impact_set
+
+    p = random_problem(np.random.default_rng(1), m=3, nv=6)
+    with pytest.raises(ValueError, match="needs a step LCP of size <= 14"):
+        sample_post_impact_set(p, 10, 1.0, 3, solution_choice="enumerate")
