@@ -7,6 +7,10 @@ sampler builds epsilon-nets of the post-impact velocity set (Algorithm 2).
 
 __version__ = "0.1.0"
 
+from reach._numba_cache import ensure_fresh_cache  # noqa: E402
+
+ensure_fresh_cache()
+
 from reach.problem import ImpactProblem  # noqa: E402
 from reach.result import PostImpactSet  # noqa: E402
 from reach.sampler import sample_post_impact_set  # noqa: E402
