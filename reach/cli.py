@@ -134,7 +134,8 @@ def cmd_run(args):
     if out.suffix.lower() != ".npz":
         raise SystemExit(f"reach: --out must end in .npz; got {str(out)!r}.")
     out.parent.mkdir(parents=True, exist_ok=True)
-    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, solution_choice=args.choice,
+    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps,
+                  solution_choice=args.choice,
                   keep_paths=args.keep_paths, n_jobs=args.n_jobs, backend=args.backend,
                   scheduler=args.scheduler, progress=not args.no_progress)
     try:
@@ -221,6 +222,9 @@ def build_parser():
     p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
+    p.add_argument("--caps", choices=("uniform", "extremes"), default="uniform",
+                   help="cap distribution: uniform (the paper's) or extremes (reaches the set's "
+                        "extremes faster with 3+ contacts)")
     p.add_argument("--choice", choices=("random", "first", "enumerate"), default="random",
                    help="solution pick at non-unique steps: random covering vector (default), "
                         "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14)")

@@ -157,3 +157,31 @@ def test_every_paper_scenario_dissipates_along_every_path(name):
         assert np.all(np.diff(e) <= 1e-12 * e0)
     assert np.all(p.normal_velocities(r.velocities) >= -p.colliding_tol)
     assert r.residual.max() <= 1e-9
+
+
+def test_extreme_caps_keep_stratification_and_reach_further_on_many_contacts():
+    import scenarios
+    from reach.sampler import draw_caps
+
+    u = draw_caps(2, 3, 0, 1024)
+    e = draw_caps(2, 3, 0, 1024, caps="extremes")
+    assert np.all((e >= 0) & (e <= 1))
+    # a monotone map of each coordinate: the ordering of points (their strata) is kept
+    for j in range(3):
+        for i in range(2):
+            assert np.all(np.diff(e[np.argsort(u[:, j, i]), j, i]) >= 0)  # monotone map
+    assert np.mean((e < 0.05) | (e > 0.95)) > 3 * np.mean((u < 0.05) | (u > 0.95))
+    s = scenarios.get("disk-stack")
+    p = s.problem
+    flat = sample_post_impact_set(p, 2**12, s.h, s.N)
+    wide = sample_post_impact_set(p, 2**12, s.h, s.N, caps="extremes")
+    assert wide.summary()["failed_samples"] == 0
+    assert np.all(p.kinetic_energy(wide.all_velocities) <= p.kinetic_energy(p.v) * (1 + 1e-12))
+    assert np.all(p.normal_velocities(wide.velocities) >= -p.colliding_tol)
+    # the same set, sampled toward its extremes: larger separations appear
+    assert wide.contact_velocities()[:, :, 0].max() > flat.contact_velocities()[:, :, 0].max()
+
+
+def test_bad_caps_setting():
+    with pytest.raises(ValueError, match="`caps` must be one of"):
+        sample_post_impact_set(hand_rocking_block(), 10, 0.3, 5, caps="beta")
