@@ -145,6 +145,19 @@ class PostImpactSet:
                              twice(self.status), twice(self.residual),
                              self.paths + [p @ S.T for p in self.paths], metadata)
 
+    def union(self, other):
+        """The outcomes of two runs on the same problem as one set (e.g. uniform and extreme caps)."""
+        if other.problem.fingerprint() != self.problem.fingerprint():
+            raise ValueError("`other` was computed for a different problem.")
+        cat = lambda a, b: np.concatenate([a, b])  # noqa: E731
+        settings = dict(self.settings, n_samples=self.all_velocities.shape[0] + other.all_velocities.shape[0],
+                        union_of=[self.settings, other.settings])
+        return PostImpactSet(self.problem, settings, cat(self.all_velocities, other.all_velocities),
+                             cat(self.kept, other.kept), cat(self.terminated, other.terminated),
+                             cat(self.lcp_solves, other.lcp_solves), cat(self.status, other.status),
+                             cat(self.residual, other.residual), self.paths + other.paths,
+                             dict(self.metadata, union=True))
+
     # ------------------------------------------------------------------ reporting
     def summary(self, *, tol=None):
         """Per-contact outcome fractions and the paper's Table 3 columns.

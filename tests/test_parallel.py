@@ -145,3 +145,16 @@ def test_bad_parallel_arguments(gait):
         sample_post_impact_set(gait, 10, n_jobs=0, **ARGS)
     with pytest.raises(ValueError, match="`resume=True` needs a `checkpoint` directory."):
         sample_post_impact_set(gait, 10, resume=True, **ARGS)
+
+
+def test_union_of_two_runs(tmp_path):
+    p = hand_rocking_block()
+    a = sample_post_impact_set(p, 500, 0.3, 10)
+    b = sample_post_impact_set(p, 300, 0.3, 10, caps="extremes")
+    u = a.union(b)
+    assert len(u) == len(a) + len(b)
+    assert np.all(u.distance_to(a.velocities) == 0) and np.all(u.distance_to(b.velocities) == 0)
+    back = PostImpactSet.load(u.save(tmp_path / "u.npz"))
+    assert len(back) == len(u)
+    with pytest.raises(ValueError, match="different problem"):
+        a.union(sample_post_impact_set(hand_compass_gait(), 10, 0.25, 5))
