@@ -16,7 +16,7 @@ import numpy as np
 from reach.lcp import VERIFY_TOL, _check_lcp, equilibrate, lcp_residual
 from reach.verify import clip_and_measure
 
-__all__ = ["all_solutions", "first_solution_kernel", "FALLBACK_MAX_N"]
+__all__ = ["all_solutions", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
 
 #: Largest LCP the sampler enumerates as a last resort (2^14 index sets).
 FALLBACK_MAX_N = 14
@@ -200,19 +200,32 @@ def first_solution_kernel(M, Ms, q, qs, row_scale, col_scale, offset, members, A
     n = q.shape[0]
     total = 1 << n
     for t in range(total):
-        mask = (offset + t) % total
-        k = 0
-        for i in range(n):
-            if (mask >> i) & 1:
-                members[k] = i
-                k += 1
-        if k > 0 and not _solve_principal(Ms, qs, members, k, A, b, x):
+        if not basis_point(Ms, qs, col_scale, (offset + t) % total, members, A, b, x, z):
             continue
-        for i in range(n):
-            z[i] = 0.0
-        for a in range(k):
-            z[members[a]] = x[a] * col_scale[members[a]]
         res = clip_and_measure(M, q, z, w, row_scale, col_scale)
         if res <= VERIFY_TOL:
             return True, res
     return False, np.inf
+
+
+@nb.njit(cache=True)
+def basis_point(Ms, qs, col_scale, mask, members, A, b, x, z):
+    """The complementary point of index set ``mask`` (bit i: z_i basic), in original units.
+
+    Solves ``Ms[S, S] x = -qs[S]`` for ``S = {i : bit i of mask}`` and fills
+    ``z = C x`` on S, zero elsewhere (unverified).  False if ``Ms[S, S]`` is
+    numerically singular.
+    """
+    n = qs.shape[0]
+    k = 0
+    for i in range(n):
+        if (mask >> i) & 1:
+            members[k] = i
+            k += 1
+    if k > 0 and not _solve_principal(Ms, qs, members, k, A, b, x):
+        return False
+    for i in range(n):
+        z[i] = 0.0
+    for a in range(k):
+        z[members[a]] = x[a] * col_scale[members[a]]
+    return True

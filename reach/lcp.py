@@ -143,38 +143,25 @@ def equilibrate(M, row_scale, col_scale, iterations=12):
 def _pivot(T, r, c, n):
     """Pivot the tableau rows ``0..n-1`` on ``T[r, c]``.
 
-    When ``T`` has a spare row ``n`` the scaled pivot row is copied there
-    first, so the row updates read a buffer that cannot alias the row being
-    written (the loop vectorizes); the arithmetic is the same either way.
+    ``T`` has a spare row ``n``: the scaled pivot row is copied there first, so
+    the row updates read a buffer that cannot alias the row being written (the
+    loop vectorizes).  The pivot column is set to the exact unit vector.
     """
     ncol = T.shape[1]
     inv = 1.0 / T[r, c]
-    if T.shape[0] > n:
-        for j in range(ncol):
-            x = T[r, j] * inv
-            T[r, j] = x
-            T[n, j] = x
-        T[r, c] = 1.0
-        T[n, c] = 1.0
-        for i in range(n):
-            if i == r:
-                continue
-            f = T[i, c]
-            if f != 0.0:
-                for j in range(ncol):
-                    T[i, j] -= f * T[n, j]
-                T[i, c] = 0.0  # exact unit column
-        return
     for j in range(ncol):
-        T[r, j] *= inv
+        x = T[r, j] * inv
+        T[r, j] = x
+        T[n, j] = x
     T[r, c] = 1.0
+    T[n, c] = 1.0
     for i in range(n):
         if i == r:
             continue
         f = T[i, c]
         if f != 0.0:
             for j in range(ncol):
-                T[i, j] -= f * T[r, j]
+                T[i, j] -= f * T[n, j]
             T[i, c] = 0.0  # exact unit column
 
 
@@ -252,8 +239,8 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
     q : (n,) float64 array
     d : (n,) float64 array, positive covering vector
     max_pivots : int
-    T : (n, 2n + 2) or (n + 1, 2n + 2) float64 work array (tableau); a spare
-        last row, when present, buffers the pivot row (faster, same arithmetic)
+    T : (n + 1, 2n + 2) float64 work array: the tableau and a spare last row
+        that buffers the pivot row
     basis : (n,) int64 work array (basic variable of each row: w_i = i,
         z_j = n + j, z0 = 2n)
     z, w : (n,) float64 output arrays
@@ -261,7 +248,7 @@ def lemke_kernel(M, q, d, max_pivots, T, basis, z, w):
     Returns
     -------
     status : int
-        0 solved (not yet verified: see :func:`finish_solution`), 1 ray,
+        0 solved (not yet verified: see :func:`solve_scaled`), 1 ray,
         2 pivot limit.
     pivots : int
     """

@@ -32,7 +32,7 @@ import numba as nb
 import numpy as np
 
 from reach.counter_rng import hashed_uniform, splitmix64
-from reach.enumeration import FALLBACK_MAX_N, _solve_principal, first_solution_kernel
+from reach.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
 from reach.lcp import VERIFY_TOL, LemkeWorkspace, solve_scaled
 from reach.verify import clip_and_measure
 
@@ -121,29 +121,6 @@ def routh_step_kernel(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lambd
             v_next[j] = v[j]
         return status, pivots, res
     _apply_impulse(Minv_JbarT, m, z, v, v_next)
-    return status, pivots, res
-    # Theorem 7 as a certificate: dK = lambda.(Jbar v) + lambda^T G lambda / 2 <= 0
-    dk = 0.0
-    magnitude = 0.0
-    for r in range(nb_):
-        # energy scale of the contact velocities, (Jbar v)_r^2 / G_rr, for an absolute floor
-        if W[m + r, m + r] > 0.0:
-            magnitude += 1e-4 * q[m + r] * q[m + r] / W[m + r, m + r]
-        lam = z[m + r]
-        if lam != 0.0:
-            t = lam * q[m + r]
-            acc = 0.0
-            for c in range(nb_):
-                acc += W[m + r, m + c] * z[m + c]
-            dk += t + 0.5 * lam * acc
-            magnitude += abs(t) + 0.5 * abs(lam * acc)
-    if dk > ENERGY_RTOL * magnitude:
-        return 3, pivots, res
-    for r in range(nb_):
-        lam = z[m + r]
-        if lam != 0.0:
-            for j in range(nv):
-                v_next[j] += Minv_JbarT[j, r] * lam
     return status, pivots, res
 
 
@@ -245,19 +222,8 @@ def _enumerated_step(W, Ws, row_scale, col_scale, Jbar, Minv_JbarT, m, v, lam, s
             if (mask >> i) & 1 and not (mask >> (m + i)) & 1 and lam[i] > 0.0:
                 skip = True
                 break
-        if skip:
+        if skip or not basis_point(Ws, qs, col_scale, mask, members, A, b, x, z):
             continue
-        k = 0
-        for i in range(n):
-            if (mask >> i) & 1:
-                members[k] = i
-                k += 1
-        if k > 0 and not _solve_principal(Ws, qs, members, k, A, b, x):
-            continue
-        for i in range(n):
-            z[i] = 0.0
-        for a in range(k):
-            z[members[a]] = x[a] * col_scale[members[a]]
         if clip_and_measure(W, q, z, wout, row_scale, col_scale) > VERIFY_TOL:
             continue
         if not _dissipative(W, q, z, m, nb_):
