@@ -222,9 +222,9 @@ def build_parser():
     p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
-    p.add_argument("--caps", choices=("uniform", "extremes"), default="uniform",
-                   help="cap distribution: uniform (the paper's) or extremes (reaches the set's "
-                        "extremes faster with 3+ contacts)")
+    p.add_argument("--caps", choices=("uniform", "extremes", "mixed"), default="uniform",
+                   help="cap distribution: uniform (the paper's), extremes (reaches the set's "
+                        "extremes faster with 3+ contacts) or mixed (half of each)")
     p.add_argument("--choice", choices=("random", "first", "enumerate"), default="random",
                    help="solution pick at non-unique steps: random covering vector (default), "
                         "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14)")

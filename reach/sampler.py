@@ -27,7 +27,7 @@ from reach.routh import CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, RouthKern
 __all__ = ["SamplingSettings", "sample_post_impact_set", "sample_adaptive", "draw_caps"]
 
 SEQUENCES = ("sobol", "uniform")
-CAPS = ("uniform", "extremes")
+CAPS = ("uniform", "extremes", "mixed")
 #: Exponent of the "extremes" cap transform (see :func:`draw_caps`).
 EXTREMES_POWER = 5.0
 SOLUTION_CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
@@ -52,14 +52,15 @@ class SamplingSettings:
     seed : int
         Seed of the sequence and of the random solution choice.
     sequence : {"sobol", "uniform"}
-    caps : {"uniform", "extremes"}
+    caps : {"uniform", "extremes", "mixed"}
         Distribution of the normalized caps ``p``: uniform on ``[0, 1]``
         (the paper's choice), or ``"extremes"``, which pushes each coordinate
         toward 0 or 1 (``p = (2u)^5 / 2`` below one half, mirrored above) so that
         strongly ordered resolutions — one contact taking its full cap while
         another takes almost none, step after step — are sampled far more
-        often.  The reachable set is the same; only how fast samples reach its
-        extremes changes (much faster with three or more contacts).
+        often, or ``"mixed"``: uniform caps for even sample indices, extreme
+        ones for odd.  The reachable set is the same; only how fast samples
+        reach its parts changes (much faster with three or more contacts).
     solution_choice : {"random", "first", "enumerate"}
         How a step whose LCP has several distinct solutions is resolved
         (see :mod:`reach.routh`): ``"random"`` (default) a random covering
@@ -146,13 +147,17 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     else:
         P = np.empty((int(count), dim))
         uniform_block(seed, 0, int(start), P)
-    if caps == "extremes":
-        low = P < 0.5
-        P = np.where(low, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
+    if caps != "uniform":
+        E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
         # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
         # step, and no near-degenerate LCP whose data span nine orders of magnitude
-        P[P < 1e-6] = 0.0
-        P[P > 1.0 - 1e-6] = 1.0
+        E[E < 1e-6] = 0.0
+        E[E > 1.0 - 1e-6] = 1.0
+        if caps == "extremes":
+            P = E
+        else:  # "mixed": odd sample indices take the extreme caps, even ones the uniform caps
+            odd = (np.arange(int(start), int(start) + int(count)) % 2) == 1
+            P[odd] = E[odd]
     return np.ascontiguousarray(P.reshape(int(count), N, m))
 
 

@@ -185,3 +185,14 @@ def test_extreme_caps_keep_stratification_and_reach_further_on_many_contacts():
 def test_bad_caps_setting():
     with pytest.raises(ValueError, match="`caps` must be one of"):
         sample_post_impact_set(hand_rocking_block(), 10, 0.3, 5, caps="beta")
+
+
+def test_mixed_caps_alternate_uniform_and_extreme_by_index():
+    from reach.sampler import draw_caps
+
+    u = draw_caps(3, 4, 5, 100)
+    e = draw_caps(3, 4, 5, 100, caps="extremes")
+    x = draw_caps(3, 4, 5, 100, caps="mixed")
+    index = np.arange(5, 105)
+    np.testing.assert_array_equal(x[index % 2 == 0], u[index % 2 == 0])
+    np.testing.assert_array_equal(x[index % 2 == 1], e[index % 2 == 1])
