@@ -157,16 +157,8 @@ def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
     dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
     + q`` on exit.
     """
-    n = q.shape[0]
-    rhs = 2 * n + 1
     _basis_solve(Ms, qs, d, T, basis, z, w)
-    for i in range(n):
-        z[i] = 0.0
-    for i in range(n):
-        b = basis[i]
-        if n <= b < 2 * n:
-            z[b - n] = T[i, rhs] * col_scale[b - n]
-    return clip_and_measure(M, q, z, w, row_scale, col_scale)
+    return verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
 
 
 @nb.njit(cache=True)
