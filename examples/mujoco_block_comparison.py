@@ -2,9 +2,9 @@
 
 The project's rocking block (1 x 2 m, 1 kg, dropped flat from 1 cm) is written
 in MJCF with a sphere foot at each bottom corner (one geom per contact, so each
-contact's stiffness can be set), read with :mod:`reach.adapters.mujoco`,
+contact's stiffness can be set), read with :mod:`reach.models.mujoco`,
 sampled, and simulated in MuJoCo with stiff, strongly damped contacts
-(:mod:`reach.compare.mujoco`) under tiny tilts and per-contact stiffness
+(:mod:`reach.analysis.compare.mujoco`) under tiny tilts and per-contact stiffness
 ratios.  Prints the containment numbers and writes one figure per model.
 
 Run::
@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from reach import sample_post_impact_set
-from reach.adapters.mujoco import impact_from_mujoco, load_model
-from reach.compare.mujoco import block_mjcf, mujoco_data, plot_comparison, plot_contact_planes, sweep
+from reach.models.mujoco import impact_from_mujoco, load_model
+from reach.analysis.compare.mujoco import block_mjcf, mujoco_data, sweep
+from reach.plotting.mujoco import plot_comparison, plot_contact_planes
 
 
 def run(spatial, samples, out):

@@ -26,8 +26,9 @@ import numpy as np
 
 import mujoco
 from reach import sample_post_impact_set
-from reach.adapters.mujoco import body_velocity, impact_from_mujoco, load_model
-from reach.compare.mujoco import mujoco_data, plot_comparison, plot_contact_planes, sweep
+from reach.models.mujoco import body_velocity, impact_from_mujoco, load_model
+from reach.analysis.compare.mujoco import mujoco_data, sweep
+from reach.plotting.mujoco import plot_comparison, plot_contact_planes
 
 HERE = Path(__file__).resolve().parent
 FEET = ("FL_foot", "FR_foot", "HL_foot", "HR_foot")

@@ -1,4 +1,4 @@
-"""Build your own planar system with reach.planar and get its ImpactProblem.
+"""Build your own planar system with reach.models.planar and get its ImpactProblem.
 
 A dumbbell (a 1 m massless bar with a 0.1 m, 1 kg wheel at each end) lands
 flat on a 20 degree slope with both wheels at once.  The script builds the
@@ -15,7 +15,7 @@ import tempfile
 
 import numpy as np
 
-from reach.planar import PlanarModel
+from reach.models.planar import PlanarModel
 from reach.problem import ImpactProblem
 
 SLOPE = np.deg2rad(20.0)
@@ -58,7 +58,7 @@ if __name__ == "__main__":
         matplotlib.use("Agg")
         from types import SimpleNamespace
 
-        from reach.drawing import draw_configuration
+        from reach.plotting.drawing import draw_configuration
 
         # draw_configuration takes any object with these scenario fields.
         scene = SimpleNamespace(model=model, q=q, v=v, contacts=("back|slope", "front|slope"),

@@ -106,7 +106,14 @@ class ImpactProblem:
     colliding_tol : float
         A contact with ``Jn[i] @ v < -colliding_tol`` is colliding.
     psi : float
-        ``sigma_max(M^-1 Jbar^T) m (1 + max mu) + 1`` of Algorithm 2.
+        ``sigma_max(M^-1 Jbar^T) / g m (1 + max mu) + 1`` of Algorithm 2, with
+        ``M^-1 Jbar^T`` taken in the problem's own mass unit (divided by
+        ``mass_scale``) so that it does not depend on the unit of mass.
+    mass_scale : float
+        ``g = max_i (Jn M^-1 Jn^T)_ii`` (1/kg): impulses times ``g`` are
+        velocities.  The kernels see impulses so (see :mod:`reach.kernels.routh`).
+    W_unit : ndarray, shape (n, n)
+        The Routh-step matrix ``W`` with its Delassus blocks divided by ``g``.
 
     Examples
     --------
@@ -238,8 +245,14 @@ class ImpactProblem:
         W[m + nb:, m:2 * m] = np.diag(self.mu)
         W[m + nb:, 2 * m:2 * m + m * k] = -E.T
         self.W = W
-        self.psi = float(np.linalg.norm(self.Minv_JbarT, 2) * m * (1.0 + self.mu.max()) + 1.0)
-        for arr in (self.D, self.JD, self.Jbar, self.Minv_JbarT, self.delassus, self.E, self.W):
+        # the mass scale g (1/kg): impulses times g are velocities; the kernels work in those units
+        self.mass_scale = float(np.max(np.diag(self.delassus)[:m]))
+        W_unit = W.copy()
+        W_unit[m:m + nb, m:m + nb] /= self.mass_scale
+        self.W_unit = W_unit
+        self.psi = float(np.linalg.norm(self.Minv_JbarT, 2) / self.mass_scale * m * (1.0 + self.mu.max())
+                         + 1.0)
+        for arr in (self.D, self.JD, self.Jbar, self.Minv_JbarT, self.delassus, self.E, self.W, self.W_unit):
             arr.setflags(write=False)
 
     @property

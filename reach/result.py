@@ -11,15 +11,58 @@ from __future__ import annotations
 import json
 import os
 import platform
+import zipfile
+from enum import IntEnum
 from pathlib import Path
 
 import numpy as np
 
+from reach.files import atomic_write
+from reach.kernels.routh import SAMPLE_FIELDS
 from reach.problem import ImpactProblem
+from reach.settings import SamplingSettings
+from reach.version import __version__
 
-__all__ = ["PostImpactSet"]
+__all__ = ["PostImpactSet", "SetStatus", "SamplingWarning"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Below this fraction of kept samples a set is flagged (status FEW_KEPT).
+FEW_KEPT_FRACTION = 0.5
+
+
+class SamplingWarning(RuntimeWarning):
+    """A set was computed but is empty or thin: its message says what to change."""
+
+
+class SetStatus(IntEnum):
+    """How a sampling run went (``PostImpactSet.status``); ``success`` unless EMPTY."""
+
+    OK = 0
+    """Every sample's steps verified and most samples ended non-colliding."""
+    FAILED_SAMPLES = 1
+    """Some samples hit a step no solver could verify; they are counted and left out of the set."""
+    FEW_KEPT = 2
+    """Fewer than half of the samples ended non-colliding: the set may be truncated."""
+    EMPTY = 3
+    """No sample ended non-colliding: the set is empty."""
+
+
+def assess(kept, status, settings):
+    """The :class:`SetStatus` and a message naming what to change, from the per-sample arrays."""
+    n = len(kept)
+    n_kept = int(np.count_nonzero(kept))
+    failed = int(np.count_nonzero(status))
+    knobs = (f"h = {settings.h:g}, N = {settings.max_steps}: raise `max_steps` (N, --steps) or `h` "
+             f"(--h) so that trajectories end non-colliding")
+    if n_kept == 0:
+        return SetStatus.EMPTY, f"the set is empty: none of {n:,d} samples ended non-colliding with {knobs}."
+    if n_kept < FEW_KEPT_FRACTION * n:
+        return SetStatus.FEW_KEPT, (f"only {n_kept:,d} of {n:,d} samples ({n_kept / n:.1%}) ended "
+                                    f"non-colliding with {knobs}; the set may be truncated.")
+    if failed:
+        return SetStatus.FAILED_SAMPLES, (f"{failed:,d} of {n:,d} samples hit a step no solver could verify; "
+                                          f"they are left out of the set ({n_kept:,d} outcomes kept).")
+    return SetStatus.OK, f"{n_kept:,d} of {n:,d} samples ended non-colliding; every step verified."
 
 
 class PostImpactSet:
@@ -27,9 +70,15 @@ class PostImpactSet:
 
     Attributes
     ----------
+    success : bool
+        False only when the set is empty.
+    status : SetStatus
+        How the run went (an IntEnum; ``status.name``, and :attr:`message` in words).
+    message : str
+        What happened, with the numbers, and what to change when the set is thin.
     problem : ImpactProblem
-    settings : dict
-        The sampling settings (n_samples, h, max_steps, eps, seed, sequence, ...).
+    settings : SamplingSettings
+        The sampling settings that produced the set.
     all_velocities : ndarray, shape (n_samples, nv)
         Final velocity of every sample (kept or not).
     kept : ndarray of bool, shape (n_samples,)
@@ -38,28 +87,40 @@ class PostImpactSet:
         Whether Algorithm 1 ended non-colliding within N steps.
     lcp_solves : ndarray of int, shape (n_samples,)
         LCP solves per sample (closing step included).
-    status : ndarray of int, shape (n_samples,)
-        0 ok; 1 an LCP solve failed (the sample is not kept).
+    sample_status : ndarray of int, shape (n_samples,)
+        0 ok; 1 a step's LCP failed verification (the sample is not kept).
     residual : ndarray, shape (n_samples,)
         Worst relative complementarity residual over the sample's steps.
     paths : list of ndarray, each (steps + 1, nv)
-        Velocity paths of the first ``settings['keep_paths']`` samples.
+        Velocity paths of the first ``settings.keep_paths`` samples.
     metadata : dict
         Run information (timing, versions, problem fingerprint).
     """
 
-    def __init__(self, problem, settings, all_velocities, kept, terminated, lcp_solves, status,
-                 residual, paths, metadata):
+    def __init__(self, problem, settings, arrays, paths, metadata):
         self.problem = problem
-        self.settings = dict(settings)
-        self.all_velocities = all_velocities
-        self.kept = kept
-        self.terminated = terminated
-        self.lcp_solves = lcp_solves
-        self.status = status
-        self.residual = residual
+        self.settings = settings
+        self.all_velocities = arrays["velocities"]
+        self.kept = arrays["kept"]
+        self.terminated = arrays["terminated"]
+        self.lcp_solves = arrays["lcp_solves"]
+        self.sample_status = arrays["status"]
+        self.residual = arrays["residual"]
         self.paths = paths
         self.metadata = dict(metadata)
+        self.status, self.message = assess(self.kept, self.sample_status, settings)
+        self._kdtree = None
+
+    @property
+    def success(self):
+        """False only when the set is empty (see :attr:`status`)."""
+        return self.status != SetStatus.EMPTY
+
+    @property
+    def arrays(self):
+        """The per-sample arrays by field name (:data:`reach.kernels.routh.SAMPLE_FIELDS`)."""
+        return {"velocities": self.all_velocities, "kept": self.kept, "terminated": self.terminated,
+                "lcp_solves": self.lcp_solves, "status": self.sample_status, "residual": self.residual}
 
     @classmethod
     def from_arrays(cls, problem, settings, arrays, paths, *, timing=None):
@@ -67,8 +128,7 @@ class PostImpactSet:
         metadata = run_metadata(problem)
         metadata.update(timing or {})
         ordered = [paths[i] for i in sorted(paths)]
-        return cls(problem, settings.as_dict(), arrays["velocities"], arrays["kept"], arrays["terminated"],
-                   arrays["lcp_solves"], arrays["status"], arrays["residual"], ordered, metadata)
+        return cls(problem, settings, {name: arrays[name] for name in SAMPLE_FIELDS}, ordered, metadata)
 
     # ------------------------------------------------------------------ views
     @property
@@ -89,7 +149,7 @@ class PostImpactSet:
         return cv.reshape(cv.shape[0], -1)
 
     def _tree(self):
-        if getattr(self, "_kdtree", None) is None:
+        if self._kdtree is None:
             from scipy.spatial import cKDTree
 
             self._kdtree = cKDTree(self._points())
@@ -136,27 +196,29 @@ class PostImpactSet:
             raise ValueError("`S` does not map the pre-impact velocity to itself: not a symmetry of this impact.")
         if np.max(np.abs(S.T @ self.problem.M @ S - self.problem.M)) > 1e-9 * np.max(np.abs(self.problem.M)):
             raise ValueError("`S` does not preserve kinetic energy (S^T M S != M).")
-        twice = lambda a: np.concatenate([a, a])  # noqa: E731
-        metadata = dict(self.metadata, mirrored=True)
-        settings = dict(self.settings, n_samples=2 * self.all_velocities.shape[0])
-        return PostImpactSet(self.problem, settings,
-                             np.concatenate([self.all_velocities, self.all_velocities @ S.T]),
-                             twice(self.kept), twice(self.terminated), twice(self.lcp_solves),
-                             twice(self.status), twice(self.residual),
-                             self.paths + [p @ S.T for p in self.paths], metadata)
+        arrays = self.arrays
+        arrays = {name: np.concatenate([a, a @ S.T if name == "velocities" else a]) for name, a in arrays.items()}
+        settings = self.settings.replace(n_samples=len(self.kept) * 2,
+                                         keep_paths=min(2 * len(self.paths), 2 * len(self.kept)))
+        return PostImpactSet(self.problem, settings, arrays, self.paths + [p @ S.T for p in self.paths],
+                             dict(self.metadata, mirrored=True))
 
     def union(self, other):
-        """The outcomes of two runs on the same problem as one set (e.g. uniform and extreme caps)."""
+        """The outcomes of two runs on the same problem as one set (e.g. uniform and extreme caps).
+
+        The union's settings are this set's with the summed sample count; both
+        runs' settings are listed in ``metadata["union_of"]``.
+        """
         if other.problem.fingerprint() != self.problem.fingerprint():
             raise ValueError("`other` was computed for a different problem.")
-        cat = lambda a, b: np.concatenate([a, b])  # noqa: E731
-        settings = dict(self.settings, n_samples=self.all_velocities.shape[0] + other.all_velocities.shape[0],
-                        union_of=[self.settings, other.settings])
-        return PostImpactSet(self.problem, settings, cat(self.all_velocities, other.all_velocities),
-                             cat(self.kept, other.kept), cat(self.terminated, other.terminated),
-                             cat(self.lcp_solves, other.lcp_solves), cat(self.status, other.status),
-                             cat(self.residual, other.residual), self.paths + other.paths,
-                             dict(self.metadata, union=True))
+        mine, theirs = self.arrays, other.arrays
+        arrays = {name: np.concatenate([mine[name], theirs[name]]) for name in mine}
+        n = len(self.kept) + len(other.kept)
+        settings = self.settings.replace(n_samples=n, keep_paths=min(n, len(self.paths) + len(other.paths)))
+        sources = self.metadata.get("union_of", [self.settings.as_dict()])
+        sources = sources + other.metadata.get("union_of", [other.settings.as_dict()])
+        return PostImpactSet(self.problem, settings, arrays, self.paths + other.paths,
+                             dict(self.metadata, union=True, union_of=sources))
 
     # ------------------------------------------------------------------ reporting
     def summary(self, *, tol=None):
@@ -186,12 +248,15 @@ class PostImpactSet:
         solves = int(self.lcp_solves.sum())
         wall = self.metadata.get("wall_seconds")
         return {
+            "success": bool(self.success),
+            "status": self.status.name,
+            "message": self.message,
             "samples": samples,
             "kept": n,
-            "terminated_fraction": float(np.mean(self.terminated)),
-            "failed_samples": int(np.count_nonzero(self.status)),
-            "lcps_per_sample": solves / samples,
-            "time_per_sample": None if wall is None else wall / samples,
+            "terminated_fraction": float(np.mean(self.terminated)) if samples else float("nan"),
+            "failed_samples": int(np.count_nonzero(self.sample_status)),
+            "lcps_per_sample": solves / max(samples, 1),
+            "time_per_sample": None if wall is None or not samples else wall / samples,
             "time_per_lcp": None if wall is None or solves == 0 else wall / solves,
             "worst_residual": float(self.residual.max(initial=0.0)),
             "tolerance": tol,
@@ -201,58 +266,88 @@ class PostImpactSet:
 
     def __repr__(self):
         return (f"PostImpactSet({len(self)} of {self.all_velocities.shape[0]} samples kept, "
-                f"{self.problem!r})")
+                f"status {self.status.name}, {self.problem!r})")
 
     # ------------------------------------------------------------------ files
     def save(self, path):
-        """Write the result to one ``.npz`` (arrays plus a JSON metadata member), atomically."""
+        """Write the result to one ``.npz`` (arrays plus a JSON metadata member), atomically and durably.
+
+        The file is written under a temporary name, fsynced and renamed into
+        place: an interruption leaves the old file (or none), never a part.
+        """
         path = Path(path)
         if path.suffix.lower() != ".npz":
             raise ValueError(f"`path` must end in .npz; got {str(path)!r}.")
-        meta = {"format_version": FORMAT_VERSION, "settings": self.settings, "metadata": self.metadata,
+        if path.is_dir():
+            raise ValueError(f"`path` {str(path)!r} is a directory.")
+        if not path.parent.is_dir():
+            raise ValueError(f"`path` {str(path)!r}: the folder {str(path.parent)!r} does not exist.")
+        meta = {"format_version": FORMAT_VERSION, "settings": self.settings.as_dict(), "metadata": self.metadata,
                 "problem": self.problem.to_dict()}
         path_lengths = np.array([len(p) for p in self.paths], dtype=np.int64)
         flat_paths = np.concatenate(self.paths) if self.paths else np.zeros((0, self.problem.nv))
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, all_velocities=self.all_velocities, kept=self.kept,
-                                terminated=self.terminated, lcp_solves=self.lcp_solves,
-                                status=self.status, residual=self.residual, path_lengths=path_lengths,
-                                paths=flat_paths, meta=np.array(json.dumps(meta)))
-        os.replace(tmp, path)
-        return path
+        arrays = {("all_velocities" if k == "velocities" else k): v for k, v in self.arrays.items()}
+
+        def write(fh):
+            np.savez_compressed(fh, **arrays, path_lengths=path_lengths, paths=flat_paths,
+                                meta=np.array(json.dumps(meta)))
+
+        try:
+            return atomic_write(path, write)
+        except OSError as exc:
+            raise ValueError(f"`path` {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
 
     @classmethod
     def load(cls, path):
-        """Read a result written by :meth:`save`."""
+        """Read a result written by :meth:`save`; a damaged or inconsistent file is a ValueError."""
         path = Path(path)
-        if not path.exists():
-            raise ValueError(f"`path` {str(path)!r} does not exist.")
+        if not path.is_file():
+            raise ValueError(f"`path` {str(path)!r} is not a file.")
         try:
             with np.load(path, allow_pickle=False) as npz:
                 data = {key: npz[key] for key in npz.files}
             meta = json.loads(str(data["meta"]))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(f"`path` {str(path)!r} is not a reach result file: {exc}") from None
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"`path` {str(path)!r} has format version {meta.get('format_version')}, "
+            settings = SamplingSettings.from_dict(meta["settings"])
+            p = meta["problem"]
+            problem = ImpactProblem(p["M"], p["Jn"], p["Jt"], p["mu"], p["v"],
+                                    friction_directions=p["friction_directions"],
+                                    contact_names=p["contact_names"])
+            arrays = {name: data["all_velocities" if name == "velocities" else name] for name in SAMPLE_FIELDS}
+            lengths, flat = data["path_lengths"], data["paths"]
+        except (OSError, ValueError, TypeError, KeyError, EOFError, AttributeError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"`path` {str(path)!r} is not a reach result file ({type(exc).__name__}: "
+                             f"{exc}).") from None
+        if not isinstance(meta, dict) or meta.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"`path` {str(path)!r} has format version "
+                             f"{meta.get('format_version') if isinstance(meta, dict) else None}, "
                              f"expected {FORMAT_VERSION}.")
-        p = meta["problem"]
-        problem = ImpactProblem(p["M"], p["Jn"], p["Jt"], p["mu"], p["v"],
-                                friction_directions=p["friction_directions"],
-                                contact_names=p["contact_names"])
-        bounds = np.cumsum(np.concatenate([[0], data["path_lengths"]]))
-        paths = [data["paths"][a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-        return cls(problem, meta["settings"], data["all_velocities"], data["kept"], data["terminated"],
-                   data["lcp_solves"], data["status"], data["residual"], paths, meta["metadata"])
+        _check_loaded(path, problem, settings, arrays, lengths, flat)
+        bounds = np.cumsum(np.concatenate([[0], lengths]))
+        paths = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        return cls(problem, settings, arrays, paths, meta.get("metadata") or {})
+
+
+def _check_loaded(path, problem, settings, arrays, lengths, flat):
+    """Shapes, dtypes and path bookkeeping of a loaded result agree with each other and the problem."""
+    n, nv = settings.n_samples, problem.nv
+    for name, (dtype, per_v) in SAMPLE_FIELDS.items():
+        a = arrays[name]
+        shape = (n, nv) if per_v else (n,)
+        if a.shape != shape or a.dtype != dtype:
+            raise ValueError(f"`path` {str(path)!r} is inconsistent: `{name}` has shape {a.shape} and dtype "
+                             f"{a.dtype}, expected {shape} and {np.dtype(dtype)}.")
+    if not np.all(np.isfinite(arrays["velocities"][arrays["kept"]])):
+        raise ValueError(f"`path` {str(path)!r} is inconsistent: kept velocities are not finite.")
+    if (lengths.ndim != 1 or lengths.dtype.kind not in "iu" or np.any(lengths < 1) or len(lengths) > n
+            or flat.ndim != 2 or flat.shape[1] != nv or int(lengths.sum()) != flat.shape[0]):
+        raise ValueError(f"`path` {str(path)!r} is inconsistent: the stored paths do not add up "
+                         f"({int(lengths.sum()) if lengths.size else 0} rows listed, {flat.shape[0]} stored).")
 
 
 def run_metadata(problem):
     """Versions, machine and problem identity recorded with every result."""
     import numba
     import scipy
-
-    from reach import __version__
 
     return {
         "problem_fingerprint": problem.fingerprint(),

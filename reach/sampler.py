@@ -1,13 +1,16 @@
-"""Sampling the post-impact set (paper Algorithm 2) — the Python layer over :mod:`reach.routh`.
+"""Sampling the post-impact set (paper Algorithm 2): the Python layer over :mod:`reach.kernels.routh`.
 
 :func:`sample_post_impact_set` draws the per-step caps ``p`` from a scrambled
 Sobol sequence (as the published code did) or from counter-based uniforms
 over ``[0, 1]^(m N)``, cuts the index range into chunks, runs the jitted
 kernel on each chunk — serially, on local processes (joblib/loky) or on a
-Dask cluster — and fills one preallocated set of per-sample arrays.  Every
-point is keyed by its global sample index, so the same seed gives the same
-set, bit for bit, whatever the chunking, the number of workers or the
-backend.
+Dask cluster — and fills one set of per-sample arrays.  Every point is keyed
+by its global sample index, so the same seed gives the same set, bit for bit,
+whatever the chunking, the number of workers or the backend.
+
+Memory follows the work done, not N: a chunk is run in blocks whose caps
+take at most :data:`CAP_BUDGET` numbers, and stored paths are trimmed to the
+steps actually taken.
 
 Long runs can write a checkpoint directory (one atomically written file per
 finished chunk plus a manifest) and resume from it; see
@@ -17,122 +20,35 @@ new samples stop landing outside the current set.
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
 
-from reach.counter_rng import uniform_block
-from reach.routh import CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, RouthKernelData, run_samples_kernel
+from reach.kernels.rng import CAPS_STREAM, uniform_block
+from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
+                                 make_step_work, run_samples_kernel)
+from reach.kernels.enumeration import FALLBACK_MAX_N
+from reach.kernels.sobol import MAX_DIM
+from reach.problem import ImpactProblem
+from reach.settings import SamplingSettings, check_integer
+from reach.step import kernel_data, step_options
 
-__all__ = ["SamplingSettings", "sample_post_impact_set", "sample_adaptive", "draw_caps"]
+__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "run_chunk",
+           "BACKENDS", "CAP_BUDGET"]
 
-SEQUENCES = ("sobol", "uniform")
-CAPS = ("uniform", "extremes", "mixed")
 #: Exponent of the "extremes" cap transform (see :func:`draw_caps`).
 EXTREMES_POWER = 5.0
-SOLUTION_CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
+CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
 BACKENDS = ("serial", "loky", "threading", "dask")
-PER_SAMPLE = ("velocities", "lcp_solves", "terminated", "kept", "status", "residual")
-
-
-class SamplingSettings:
-    """The algorithm's settings (paper Algorithm 2), validated.
-
-    Parameters
-    ----------
-    n_samples : int
-        Trajectory count (the paper's M).
-    h : float
-        Step size: per-step normal-impulse caps are ``h p``, ``p`` in ``[0, 1]^m``.
-    max_steps : int
-        Trajectory length N.
-    eps : float, optional
-        Approximation radius epsilon; the closing step caps every contact's
-        impulse at ``eps / (3 psi)``.  Default ``h / 10``.
-    seed : int
-        Seed of the sequence and of the random solution choice.
-    sequence : {"sobol", "uniform"}
-    caps : {"uniform", "extremes", "mixed"}
-        Distribution of the normalized caps ``p``: uniform on ``[0, 1]``
-        (the paper's choice), or ``"extremes"``, which pushes each coordinate
-        toward 0 or 1 (``p = (2u)^5 / 2`` below one half, mirrored above) so that
-        strongly ordered resolutions — one contact taking its full cap while
-        another takes almost none, step after step — are sampled far more
-        often, or ``"mixed"``: uniform caps for even sample indices, extreme
-        ones for odd.  The reachable set is the same; only how fast samples
-        reach its parts changes (much faster with three or more contacts).
-    solution_choice : {"random", "first", "enumerate"}
-        How a step whose LCP has several distinct solutions is resolved
-        (see :mod:`reach.routh`): ``"random"`` (default) a random covering
-        vector for Lemke per step; ``"first"`` the covering vector of ones (one
-        deterministic pick); ``"enumerate"`` every complementary solution of
-        each step enumerated and one distinct v' chosen uniformly — exact but
-        ~50x slower, for LCPs of size n <= 14 (two planar contacts).
-    keep_paths : int
-        Store the velocity paths of the first ``keep_paths`` samples.
-    chunk_size : int
-        Samples per kernel call (and per checkpoint file).
-    """
-
-    def __init__(self, n_samples, h, max_steps, *, eps=None, seed=0, sequence="sobol",
-                 solution_choice="random", keep_paths=0, chunk_size=16384, caps="uniform"):
-        if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
-            raise ValueError(f"`n_samples` must be a positive integer; got {n_samples!r}.")
-        if n_samples > 2**30:
-            raise ValueError(f"`n_samples` must be at most 2^30; got {n_samples!r}.")
-        if not np.isfinite(h) or h <= 0:
-            raise ValueError(f"`h` must be a positive number; got {h!r}.")
-        if isinstance(max_steps, bool) or int(max_steps) != max_steps or max_steps < 1:
-            raise ValueError(f"`max_steps` must be a positive integer; got {max_steps!r}.")
-        eps = h / 10.0 if eps is None else eps
-        if not np.isfinite(eps) or eps <= 0:
-            raise ValueError(f"`eps` must be a positive number; got {eps!r}.")
-        if sequence not in SEQUENCES:
-            raise ValueError(f"`sequence` must be one of {SEQUENCES}; got {sequence!r}.")
-        if caps not in CAPS:
-            raise ValueError(f"`caps` must be one of {CAPS}; got {caps!r}.")
-        if solution_choice not in SOLUTION_CHOICES:
-            raise ValueError(f"`solution_choice` must be one of {tuple(SOLUTION_CHOICES)}; got {solution_choice!r}.")
-        if int(keep_paths) != keep_paths or keep_paths < 0:
-            raise ValueError(f"`keep_paths` must be a non-negative integer; got {keep_paths!r}.")
-        if int(seed) != seed or seed < 0:
-            raise ValueError(f"`seed` must be a non-negative integer; got {seed!r}.")
-        if int(chunk_size) != chunk_size or chunk_size < 1:
-            raise ValueError(f"`chunk_size` must be a positive integer; got {chunk_size!r}.")
-        self.n_samples = int(n_samples)
-        self.h = float(h)
-        self.max_steps = int(max_steps)
-        self.eps = float(eps)
-        self.seed = int(seed)
-        self.sequence = sequence
-        self.caps = caps
-        self.solution_choice = solution_choice
-        self.keep_paths = int(min(keep_paths, n_samples))
-        self.chunk_size = int(chunk_size)
-
-    def as_dict(self):
-        return {key: getattr(self, key) for key in
-                ("n_samples", "h", "max_steps", "eps", "seed", "sequence", "caps", "solution_choice",
-                 "keep_paths", "chunk_size")}
-
-    def chunks(self, start=0, stop=None):
-        """``(start, count)`` of each chunk covering sample indices ``start .. stop - 1``."""
-        stop = self.n_samples if stop is None else stop
-        return [(a, min(self.chunk_size, stop - a)) for a in range(start, stop, self.chunk_size)]
-
-
-def _check_choice(problem, settings):
-    from reach.enumeration import FALLBACK_MAX_N
-
-    if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
-        raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
-                         f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
+#: Most cap numbers (samples x N x m) drawn at once inside a chunk.
+CAP_BUDGET = 2**21
 
 
 def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     """The normalized caps ``p`` for samples ``start .. start + count - 1``: shape (count, N, m).
 
-    ``"sobol"``: scrambled Sobol points over ``[0, 1]^(m N)`` (:mod:`reach.sobol`);
+    ``"sobol"``: scrambled Sobol points over ``[0, 1]^(m N)`` (:mod:`reach.kernels.sobol`);
     ``"uniform"``: counter-based uniforms.  Either way sample i's caps depend
     only on (seed, i).  ``caps="extremes"`` maps each coordinate ``u`` through
     ``(2u)^5 / 2`` (``u < 1/2``) or ``1 - (2(1-u))^5 / 2``, a monotone map that
@@ -141,12 +57,12 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     """
     dim = m * N
     if sequence == "sobol":
-        from reach.sobol import sobol_points
+        from reach.kernels.sobol import sobol_points
 
         P = sobol_points(dim, int(start), int(count), seed=seed)
     else:
         P = np.empty((int(count), dim))
-        uniform_block(seed, 0, int(start), P)
+        uniform_block(seed, CAPS_STREAM, int(start), P)
     if caps != "uniform":
         E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
         # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
@@ -161,93 +77,121 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     return np.ascontiguousarray(P.reshape(int(count), N, m))
 
 
-def run_chunk(data, settings, start, count):
+class Plan:
+    """What one sampling run needs in every worker: the problem, its kernel data and options."""
+
+    def __init__(self, problem, settings):
+        if not isinstance(problem, ImpactProblem):
+            raise TypeError(f"`problem` must be an ImpactProblem; got {type(problem).__name__}.")
+        if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
+            raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
+                             f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
+        if settings.sequence == "sobol" and problem.m * settings.max_steps > MAX_DIM:
+            raise ValueError(f"`max_steps` = {settings.max_steps} with {problem.m} contacts needs "
+                             f"{problem.m * settings.max_steps} Sobol dimensions, more than {MAX_DIM}; "
+                             "lower `max_steps` or use `sequence='uniform'`.")
+        self.problem = problem
+        self.settings = settings
+        self.data = kernel_data(problem)
+        eps_lambda = settings.eps / (3.0 * problem.psi)
+        self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
+                                    choice=CHOICES[settings.solution_choice], seed=settings.seed)
+
+
+def run_chunk(plan, start, count):
     """Run samples ``start .. start + count - 1``; returns a dict of per-sample arrays.
 
-    A pure function of (problem, settings, start, count): this is the unit of
-    parallel work and of checkpointing.
+    A pure function of (problem, settings, start, count): the unit of parallel
+    work and of checkpointing.  Inside, samples run in blocks whose caps fit
+    :data:`CAP_BUDGET`; stored paths are trimmed to the longest path taken.
     """
-    problem = data.problem
-    P = draw_caps(problem.m, settings.max_steps, start, count, seed=settings.seed,
-                  sequence=settings.sequence, caps=settings.caps)
-    nv = problem.nv
-    out = {
-        "start": int(start),
-        "velocities": np.empty((count, nv)),
-        "lcp_solves": np.empty(count, dtype=np.int64),
-        "terminated": np.empty(count, dtype=bool),
-        "kept": np.empty(count, dtype=bool),
-        "status": np.empty(count, dtype=np.int64),
-        "residual": np.empty(count),
-    }
-    K = max(0, min(settings.keep_paths - start, count))
-    paths = np.full((K, settings.max_steps + 2, nv), np.nan)
-    path_len = np.zeros(K, dtype=np.int64)
-    eps_lambda = settings.eps / (3.0 * problem.psi)
+    problem, settings = plan.problem, plan.settings
+    N, m, nv = settings.max_steps, problem.m, problem.nv
+    block = max(1, min(count, CAP_BUDGET // (N * m)))
+    keep = max(0, min(settings.keep_paths - start, count))
+    work = make_step_work(problem.lcp_size, m, nv)
+    chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
+             for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
+    paths, lengths = [], []
     t0, c0 = time.perf_counter(), time.process_time()
-    run_samples_kernel(data.W, data.Ws, data.row_scale, data.col_scale, data.Jbar, data.Minv_JbarT,
-                       data.Jn, data.v0, P, settings.h, eps_lambda, problem.colliding_tol,
-                       SOLUTION_CHOICES[settings.solution_choice], settings.seed, start,
-                       data.max_pivots, out["velocities"], out["lcp_solves"], out["terminated"],
-                       out["kept"], out["status"], out["residual"], paths, path_len)
-    out["paths"] = paths
-    out["path_len"] = path_len
-    out["cpu_seconds"] = time.process_time() - c0
-    out["kernel_seconds"] = time.perf_counter() - t0
-    return out
+    for a in range(0, count, block):
+        b = min(count, a + block)
+        P = draw_caps(m, N, start + a, b - a, seed=settings.seed, sequence=settings.sequence,
+                      caps=settings.caps)
+        out = allocate_output(b - a, nv, max(0, min(keep - a, b - a)), N + 2)
+        run_samples_kernel(plan.data, plan.options, P, start + a, out, work)
+        for name in SAMPLE_FIELDS:
+            chunk[name][a:b] = getattr(out, name)
+        rows = int(out.path_len.max(initial=0))
+        paths.append(out.paths[:, :rows])
+        lengths.append(out.path_len)
+    rows = max((p.shape[1] for p in paths), default=0)
+    chunk["paths"] = np.concatenate([np.pad(p, ((0, 0), (0, rows - p.shape[1]), (0, 0)),
+                                            constant_values=np.nan) for p in paths])
+    chunk["path_len"] = np.concatenate(lengths)
+    chunk["start"] = int(start)
+    chunk["cpu_seconds"] = time.process_time() - c0
+    chunk["kernel_seconds"] = time.perf_counter() - t0
+    return chunk
 
 
-def _chunk_task(data, settings, start, count):
-    return run_chunk(data, settings, start, count)
+def _workers(n_jobs, todo):
+    """Worker count: ``n_jobs`` (-1: all cores) capped at the cores and at the chunks to run."""
+    cores = os.cpu_count() or 1
+    wanted = cores if n_jobs == -1 else n_jobs
+    return max(1, min(wanted, cores, len(todo)))
 
 
-def _execute(data, settings, todo, *, n_jobs, backend, scheduler):
+def _dask_client(scheduler):
+    """A Client for ``scheduler`` (address or Client), or None when one is already running."""
+    try:
+        from distributed import Client, get_client
+    except ImportError:
+        raise ValueError("`backend='dask'` needs dask.distributed: pip install 'reach[dask]'.") from None
+    if scheduler is None:
+        try:
+            get_client()
+        except ValueError:
+            raise ValueError("`backend='dask'` needs a running dask.distributed Client or a "
+                             "`scheduler` address (e.g. 'tcp://host:8786').") from None
+        return None
+    if isinstance(scheduler, Client):
+        return scheduler
+    try:
+        return Client(scheduler, timeout=10)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise ValueError(f"`scheduler` {scheduler!r} is not reachable: {exc}") from None
+
+
+def execute(plan, todo, *, n_jobs, backend, scheduler):
     """Yield finished chunks (in any order) for the ``(start, count)`` list ``todo``."""
-    if backend == "serial" or n_jobs == 1 or len(todo) <= 1:
+    workers = _workers(n_jobs, todo)
+    if backend == "serial" or workers == 1:
         for start, count in todo:
-            yield run_chunk(data, settings, start, count)
+            yield run_chunk(plan, start, count)
         return
     import joblib
 
-    if backend == "dask":
-        try:
-            from distributed import Client, get_client
-        except ImportError:
-            raise ValueError("`backend='dask'` needs dask.distributed: pip install 'reach[dask]'.") from None
-        client = None
-        if scheduler is not None:
-            client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-        else:
-            try:
-                get_client()
-            except ValueError:
-                raise ValueError("`backend='dask'` needs a running dask.distributed Client or a "
-                                 "`scheduler` address (e.g. 'tcp://host:8786').") from None
-        try:
-            with joblib.parallel_config(backend="dask"):
-                yield from joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    joblib.delayed(_chunk_task)(data, settings, s, c) for s, c in todo)
-        finally:
-            if client is not None and not isinstance(scheduler, Client):
-                client.close()
+    tasks = (joblib.delayed(run_chunk)(plan, s, c) for s, c in todo)
+    if backend != "dask":
+        yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
         return
-    yield from joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")(
-        joblib.delayed(_chunk_task)(data, settings, s, c) for s, c in todo)
+    client = _dask_client(scheduler)
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield from joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(tasks)
+    finally:
+        if client is not None and client is not scheduler:
+            client.close()
 
 
-class _Accumulator:
-    """Preallocated per-sample arrays filled chunk by chunk (bounded memory)."""
+class Accumulator:
+    """Per-sample arrays for the whole run, filled chunk by chunk."""
 
     def __init__(self, problem, settings):
         n, nv = settings.n_samples, problem.nv
-        self.arrays = {
-            "velocities": np.empty((n, nv)),
-            "lcp_solves": np.zeros(n, dtype=np.int64),
-            "terminated": np.zeros(n, dtype=bool),
-            "kept": np.zeros(n, dtype=bool),
-            "status": np.zeros(n, dtype=np.int64),
-            "residual": np.zeros(n),
-        }
+        self.arrays = {name: np.zeros((n, nv) if per_v else n, dtype=dtype)
+                       for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
         self.paths = {}
         self.cpu_seconds = 0.0
         self.kernel_seconds = 0.0
@@ -256,20 +200,33 @@ class _Accumulator:
     def add(self, chunk):
         a = chunk["start"]
         b = a + len(chunk["lcp_solves"])
-        for key in PER_SAMPLE:
-            self.arrays[key][a:b] = chunk[key]
+        for name in SAMPLE_FIELDS:
+            self.arrays[name][a:b] = chunk[name]
         for i, (p, n) in enumerate(zip(chunk["paths"], chunk["path_len"])):
             self.paths[a + i] = p[:n].copy()
         self.cpu_seconds += float(chunk.get("cpu_seconds", 0.0))
         self.kernel_seconds += float(chunk.get("kernel_seconds", 0.0))
         self.done += b - a
 
+    def timing(self, wall0, n_jobs, backend):
+        return {"wall_seconds": time.perf_counter() - wall0, "cpu_seconds": self.cpu_seconds,
+                "kernel_seconds": self.kernel_seconds, "n_jobs": int(n_jobs),
+                "backend": backend if int(n_jobs) != 1 else "serial"}
+
+
+def _check_execution(n_jobs, backend, checkpoint, resume):
+    if backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
+    if check_integer("n_jobs", n_jobs, low=-1) == 0:
+        raise ValueError("`n_jobs` must be a positive integer or -1; got 0.")
+    if resume and checkpoint is None:
+        raise ValueError("`resume=True` needs a `checkpoint` directory.")
+
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0, sequence="sobol",
                            caps="uniform", solution_choice="random", keep_paths=0, chunk_size=16384,
-                           n_jobs=1,
-                           backend="loky", scheduler=None, checkpoint=None, resume=False,
-                           progress=False):
+                           n_jobs=1, backend="loky", scheduler=None, checkpoint=None, resume=False,
+                           keep_checkpoint=False, progress=False):
     """Approximate the post-impact velocity set of ``problem`` (paper Algorithm 2).
 
     Parameters
@@ -282,10 +239,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     max_steps : int
         Trajectory length N.
     eps, seed, sequence, caps, solution_choice, keep_paths, chunk_size
-        See :class:`SamplingSettings`.
+        See :class:`reach.settings.SamplingSettings`.
     n_jobs : int
-        Parallel workers (joblib convention: -1 = all cores).  The result does
-        not depend on it.
+        Parallel workers (joblib convention: -1 = all cores), capped at the
+        cores and at the chunks.  The result does not depend on it.
     backend : {"loky", "threading", "dask", "serial"}
         ``"dask"`` runs the chunks on a dask.distributed cluster through
         joblib's Dask backend: pass ``scheduler`` (an address such as
@@ -297,6 +254,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         Continue from ``checkpoint`` (its problem and settings must match).
         Without it, an existing checkpoint is an error, never silently reused
         or overwritten.
+    keep_checkpoint : bool
+        Leave the checkpoint in place after the run (remove it yourself once
+        the result is saved, as ``reach run`` does); by default it is removed
+        when the result has been built.
     progress : bool
         Show a progress bar (tqdm) over samples.
 
@@ -305,7 +266,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     PostImpactSet
         ``.velocities`` holds the kept (non-colliding) outcomes; per-sample
         arrays (``.all_velocities``, ``.lcp_solves``, ``.terminated``,
-        ``.kept``) cover every sample.
+        ``.kept``) cover every sample; ``.success``, ``.status`` and
+        ``.message`` say how the run went.
 
     Examples
     --------
@@ -314,27 +276,31 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     >>> block = ImpactProblem(np.diag([1, 1, 5 / 12]), [[0, 1, -0.5], [0, 1, 0.5]],
     ...                       [[1, 0, 1], [1, 0, 1]], 1.0, [0, -0.4429, 0])
     >>> result = sample_post_impact_set(block, 256, h=0.3, max_steps=10)
-    >>> bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
-    True
+    >>> result.success, bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
+    (True, True)
+    """
+    settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
+                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size)
+    return run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                        checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
+                        progress=progress)
+
+
+def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
+                 resume=False, keep_checkpoint=False, progress=False):
+    """Run Algorithm 2 for validated ``settings``: check, allocate, run the chunks, wrap the result.
+
+    See :func:`sample_post_impact_set` for the arguments.
     """
     from reach.checkpoint import Checkpoint
     from reach.result import PostImpactSet
 
-    settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence,
-                                solution_choice=solution_choice, keep_paths=keep_paths,
-                                chunk_size=chunk_size, caps=caps)
-    if backend not in BACKENDS:
-        raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
-    if isinstance(n_jobs, bool) or int(n_jobs) != n_jobs or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs!r}.")
-    if resume and checkpoint is None:
-        raise ValueError("`resume=True` needs a `checkpoint` directory.")
-    _check_choice(problem, settings)
-    data = RouthKernelData(problem)
-    run_chunk(data, settings, 0, 1)  # compile (or load from cache) outside the timing
-    acc = _Accumulator(problem, settings)
-    ckpt = None
+    _check_execution(n_jobs, backend, checkpoint, resume)
+    plan = Plan(problem, settings)
+    run_chunk(plan, 0, 1)  # compile (or load from cache) outside the timing
+    acc = Accumulator(problem, settings)
     todo = settings.chunks()
+    ckpt = None
     if checkpoint is not None:
         ckpt = Checkpoint.open(checkpoint, problem, settings, resume=resume)
         for chunk in ckpt.load_chunks():
@@ -342,14 +308,9 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         done = set(ckpt.finished_starts())
         todo = [(s, c) for s, c in todo if s not in done]
     wall0 = time.perf_counter()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=settings.n_samples, initial=acc.done, desc="sampling", unit="sample",
-                   unit_scale=True, leave=False)
+    bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     try:
-        for chunk in _execute(data, settings, todo, n_jobs=int(n_jobs), backend=backend, scheduler=scheduler):
+        for chunk in execute(plan, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
             acc.add(chunk)
             if ckpt is not None:
                 ckpt.write_chunk(chunk)
@@ -358,25 +319,24 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     finally:
         if bar is not None:
             bar.close()
-    timing = {
-        "wall_seconds": time.perf_counter() - wall0,
-        "cpu_seconds": acc.cpu_seconds,
-        "kernel_seconds": acc.kernel_seconds,
-        "n_jobs": int(n_jobs),
-        "backend": backend if int(n_jobs) != 1 else "serial",
-        "resumed_samples": settings.n_samples - sum(c for _, c in todo),
-    }
+    timing = acc.timing(wall0, n_jobs, backend)
+    timing["resumed_samples"] = settings.n_samples - sum(c for _, c in todo)
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
-    if ckpt is not None:
+    if ckpt is not None and not keep_checkpoint:
         ckpt.remove()
     return result
 
 
+def _progress_bar(total, initial):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc="sampling", unit="sample", unit_scale=True, leave=False)
+
+
 def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=4096,
                     max_samples=2**22, eps=None, seed=0, sequence="sobol", caps="uniform",
-                    solution_choice="random",
-                    keep_paths=0, chunk_size=16384, n_jobs=1, backend="loky", scheduler=None,
-                    progress=False):
+                    solution_choice="random", keep_paths=0, chunk_size=16384, n_jobs=1, backend="loky",
+                    scheduler=None, progress=False):
     """Sample in rounds until new samples rarely land farther than ``epsilon`` from the set.
 
     The first round draws ``initial`` samples; each later round draws as many
@@ -412,23 +372,20 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     from scipy.stats import beta
 
     from reach.result import PostImpactSet
+    from reach.settings import check_positive_number
 
-    if not (np.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"`epsilon` must be a positive number; got {epsilon!r}.")
+    epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
-    if int(initial) != initial or initial < 1 or initial > max_samples:
-        raise ValueError(f"`initial` must be a positive integer <= `max_samples`; got {initial!r}.")
-    settings = SamplingSettings(max_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence,
-                                solution_choice=solution_choice, keep_paths=keep_paths,
-                                chunk_size=chunk_size, caps=caps)
-    _check_choice(problem, settings)
-    data = RouthKernelData(problem)
-    run_chunk(data, settings, 0, 1)
-    acc = _Accumulator(problem, settings)  # pages are touched only as rounds fill them
+    settings = SamplingSettings(max_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
+                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size)
+    initial = check_integer("initial", initial, low=1, high=settings.n_samples)
+    _check_execution(n_jobs, backend, None, False)
+    plan = Plan(problem, settings)
+    run_chunk(plan, 0, 1)
+    acc = Accumulator(problem, settings)  # pages are touched only as rounds fill them
     wall0 = time.perf_counter()
-    rounds, met, n = [], False, 0
-    stop = int(initial)
+    rounds, met, n, stop = [], False, 0, initial
 
     def points(a, b):
         sel = acc.arrays["kept"][a:b]
@@ -436,8 +393,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         return cv.reshape(len(cv), -1)
 
     while True:
-        for chunk in _execute(data, settings, settings.chunks(n, stop), n_jobs=int(n_jobs),
-                              backend=backend, scheduler=scheduler):
+        for chunk in execute(plan, settings.chunks(n, stop), n_jobs=n_jobs, backend=backend,
+                             scheduler=scheduler):
             acc.add(chunk)
         if n > 0:
             old, new = points(0, n), points(n, stop)
@@ -449,20 +406,14 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
             if progress:
                 print(f"  {stop:>9,d} samples: {far} of {trials} new outcomes farther than "
                       f"{epsilon:g} (upper bound {upper:.2e})")
-            if upper < 1 - confidence:
-                met = True
+            met = upper < 1 - confidence
         n = stop
-        if met or 2 * n > max_samples:
+        if met or 2 * n > settings.n_samples:
             break
         stop = 2 * n
-    final = SamplingSettings(n, h, max_steps, eps=eps, seed=seed, sequence=sequence,
-                             solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size,
-                             caps=caps)
     arrays = {key: value[:n].copy() for key, value in acc.arrays.items()}
-    timing = {"wall_seconds": time.perf_counter() - wall0, "cpu_seconds": acc.cpu_seconds,
-              "kernel_seconds": acc.kernel_seconds, "n_jobs": int(n_jobs),
-              "backend": backend if int(n_jobs) != 1 else "serial"}
-    result = PostImpactSet.from_arrays(problem, final, arrays, acc.paths, timing=timing)
-    result.metadata["adaptive"] = {"epsilon": float(epsilon), "confidence": float(confidence),
+    result = PostImpactSet.from_arrays(problem, settings.replace(n_samples=n), arrays, acc.paths,
+                                       timing=acc.timing(wall0, n_jobs, backend))
+    result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
     return result

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reach.planar import PlanarModel
+from reach.models.planar import PlanarModel
 from reach.problem import ImpactProblem
 
 __all__ = ["Scenario", "build_scenario", "GRAVITY"]

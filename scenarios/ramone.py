@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from reach.planar import PlanarModel
+from reach.models.planar import PlanarModel
 from scenarios._base import build_scenario
 
 NAME = "ramone"

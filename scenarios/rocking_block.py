@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.planar import PlanarModel
+from reach.models.planar import PlanarModel
 from scenarios._base import GRAVITY, build_scenario
 
 NAME = "rocking-block"

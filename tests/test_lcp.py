@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from helpers import assert_lcp_solution, random_problem
-from reach.baselines import anitescu_potra_lcp
-from reach.enumeration import all_solutions
+from reach.laws import anitescu_potra_lcp
+from reach.lcp import all_solutions
 from reach.lcp import LCPStatus, lemke
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer-lcp" / "siconos"

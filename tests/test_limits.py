@@ -5,7 +5,7 @@ import pytest
 
 import scenarios
 from reach import ImpactProblem, sample_post_impact_set
-from reach.baselines import sequential, simultaneous
+from reach.laws import sequential, simultaneous
 
 
 def frictionless_pair(rng, sign):

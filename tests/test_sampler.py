@@ -5,7 +5,7 @@ import pytest
 
 from helpers import hand_compass_gait, hand_rocking_block, random_problem
 from reach import ImpactProblem, PostImpactSet, sample_post_impact_set
-from reach.baselines import routh_single_contact, sequential, simultaneous
+from reach.laws import routh_single_contact, sequential, simultaneous
 
 
 @pytest.fixture(scope="module")

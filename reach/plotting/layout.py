@@ -24,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from reach.plotting.planes import Baselines, plot_contact_frame, plot_contact_plane
+from reach.analysis.baselines import Baselines
+from reach.plotting.planes import plot_contact_frame, plot_contact_plane
 
-__all__ = ["figure_planes", "pick_outcome", "plot_scenario_figure", "plot_result_planes"]
+__all__ = ["figure_planes", "pick_outcome", "plot_scenario_figure", "plot_result_planes", "plot_result_figure"]
 
 
 def figure_planes(problem, mirror_contacts=None):
@@ -88,7 +89,7 @@ def pick_outcome(result, baselines=None, *, quantile=0.99):
 
 
 def _configuration_panels(scenario, ax_before, ax_after, outcome):
-    from reach.drawing import draw_configuration
+    from reach.plotting.drawing import draw_configuration
 
     draw_configuration(scenario, ax_before, title="before the impact (arrow: pre-impact velocity)")
     draw_configuration(scenario, ax_after, velocity=outcome if outcome is not None else False,
@@ -100,7 +101,7 @@ def _summary_text(scenario, result, mirror, regions):
     n = s["samples"]
     exponent = int(np.log2(n)) if n & (n - 1) == 0 else None
     samples = f"2^{exponent} = {n:,d}" if exponent is not None else f"{n:,d}"
-    lines = [f"{samples} samples (h = {result.settings['h']:g}, N = {result.settings['max_steps']}),",
+    lines = [f"{samples} samples (h = {result.settings.h:g}, N = {result.settings.max_steps}),",
              f"{s['kept']:,d} in the set" + (" (drawn with their mirror images)" if mirror is not None else ""),
              f"{s['lcps_per_sample']:.2f} LCPs per sample"
              + (f", {s['time_per_sample'] * 1e6:.1f} µs per sample" if s["time_per_sample"] else ""),
@@ -174,19 +175,22 @@ def plot_scenario_figure(scenario, result, *, baselines=None, mirror=True, outco
     return fig
 
 
-def plot_result_planes(result, out_dir, *, mirror=False, dpi=150):
+def plot_result_planes(result, out_dir, *, scenario=None, mirror=False, dpi=150):
     """Draw every contact-frame plane of ``result`` into ``out_dir``; returns the written paths.
 
     Writes ``<label>-normals-A-B.png`` (one per pair of contacts),
-    ``<label>-contact-A.png`` (one per contact) and, when the result's
-    ``metadata["label"]`` names a scenario whose problem it matches,
-    ``<label>-figure.png`` (:func:`plot_scenario_figure`).
+    ``<label>-contact-A.png`` (one per contact) and, when ``scenario`` is
+    given (its problem must be the result's), ``<label>-figure.png``
+    (:func:`plot_scenario_figure`).
 
     Parameters
     ----------
     result : PostImpactSet
     out_dir : str or Path
         Created if missing.
+    scenario : scenarios.Scenario, optional
+        The scenario the result was computed for (``reach plot`` looks it up by
+        the result's label).
     mirror : bool
         Duplicate outcomes through the scenario's mirror map (needs a known scenario).
     dpi : int
@@ -200,7 +204,8 @@ def plot_result_planes(result, out_dir, *, mirror=False, dpi=150):
     out.mkdir(parents=True, exist_ok=True)
     problem = result.problem
     label = str(result.metadata.get("label") or "result")
-    scenario = _matching_scenario(label, problem)
+    if scenario is not None and scenario.problem.fingerprint() != problem.fingerprint():
+        raise ValueError(f"`scenario` {scenario.name!r} is not the problem of this result.")
     S = scenario.mirror if mirror and scenario is not None else None
     baselines = Baselines.compute(problem)
     outcome = pick_outcome(result, baselines)
@@ -226,11 +231,38 @@ def plot_result_planes(result, out_dir, *, mirror=False, dpi=150):
     return written
 
 
-def _matching_scenario(label, problem):
-    import scenarios
+def plot_result_figure(result, *, baselines="auto", title=None):
+    """Every contact-frame plane of a result in one figure (``reach run`` saves it beside the ``.npz``).
 
-    try:
-        scenario = scenarios.get(label)
-    except ValueError:
-        return None
-    return scenario if scenario.problem.fingerprint() == problem.fingerprint() else None
+    Normal(A) vs normal(B) for each pair of contacts, then tangential vs normal
+    for each contact, three panels to a row.
+
+    Parameters
+    ----------
+    result : PostImpactSet
+    baselines : "auto", Baselines or None
+        ``"auto"`` computes them (:meth:`Baselines.compute`); None draws none.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    problem = result.problem
+    if isinstance(baselines, str):
+        baselines = Baselines.compute(problem)
+    planes = figure_planes(problem)
+    cols = min(3, len(planes))
+    rows = -(-len(planes) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.4 * cols, 4.8 * rows), layout="constrained", squeeze=False)
+    outcome = pick_outcome(result, baselines)
+    for ax, plane in zip(axes.ravel(), planes):
+        _draw_plane(result, plane, ax, baselines=baselines, highlight=outcome)
+    for ax in axes.ravel()[len(planes):]:
+        ax.set_axis_off()
+    settings = result.settings
+    fig.suptitle(title or f"post-impact set: {len(result):,d} of {len(result.kept):,d} samples kept "
+                 f"(h = {settings.h:g}, N = {settings.max_steps}, seed {settings.seed})")
+    return fig

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reach.analysis.baselines import Baselines
 from reach.plotting.region import outline_region
 
-__all__ = ["Baselines", "PlanePlot", "parse_axis", "axis_label", "project", "plot_contact_plane",
+__all__ = ["PlanePlot", "parse_axis", "axis_label", "project", "plot_contact_plane",
            "plot_contact_frame", "STYLE"]
 
 #: Drawing style of each element (matplotlib keyword arguments).
@@ -88,47 +89,6 @@ def project(problem, V, axes):
     (i, a), (j, b) = (parse_axis(problem, s) for s in axes)
     cv = problem.contact_velocities(np.asarray(V, dtype=float))
     return np.stack([cv[..., i, a], cv[..., j, b]], axis=-1)
-
-
-@dataclass
-class Baselines:
-    """The baseline resolutions drawn with a set (paper section 2.2.2).
-
-    Attributes
-    ----------
-    simultaneous : ndarray, shape (k, nv)
-        Every distinct Anitescu-Potra outcome (:func:`reach.baselines.simultaneous`).
-    sequential : dict of str -> ndarray (k + 1, nv)
-        Sequential resolution paths keyed by the first contact's name.
-    """
-
-    simultaneous: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    sequential: dict = field(default_factory=dict)
-
-    @classmethod
-    def compute(cls, problem, *, sequential="auto", simultaneous=True):
-        """Compute the baselines of ``problem``.
-
-        Parameters
-        ----------
-        sequential : "auto", sequence of contact names/indices, or None
-            Starting contacts of the sequential resolutions.  ``"auto"``
-            means every contact when ``m <= 2`` (the paper's A-first and
-            B-first) and none otherwise (the paper shows none for the disk
-            stack, where cycling sequential impacts do not terminate).
-        simultaneous : bool
-        """
-        from reach import baselines
-
-        sim = baselines.simultaneous(problem) if simultaneous else np.zeros((0, problem.nv))
-        if sequential == "auto":
-            sequential = list(range(problem.m)) if problem.m <= 2 else []
-        seq = {}
-        for first in sequential or []:
-            res = baselines.sequential(problem, first)
-            name = first if isinstance(first, str) else problem.contact_names[int(first)]
-            seq[name] = res.path
-        return cls(np.asarray(sim, dtype=float), seq)
 
 
 @dataclass

@@ -1,0 +1,104 @@
+"""Diagnostics for non-unique Routh steps (Assumption 6 of the paper).
+
+Assumption 6 asks that every solution of a step's LCP give the same v'.  It
+fails for the compass gait and RAMone: one cap ``lambda_max`` admits several
+distinct v', and a solver that always returns the same one biases the set.
+:func:`step_uniqueness` measures, along sampled trajectories, the fraction of
+steps whose LCP has several distinct v' (by enumerating complementary bases,
+so for small LCPs only), and how many of those distinct v' the sampler's
+randomised covering vectors reach.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from reach.kernels.routh import StepOptions
+from reach.lcp import all_solutions
+from reach.sampler import draw_caps
+from reach.step import kernel_data, routh_step
+
+#: Spread of the random covering vectors, as the sampler draws them.
+COVERING_RATIO = StepOptions._field_defaults["covering_ratio"]
+
+__all__ = ["distinct_step_velocities", "step_uniqueness"]
+
+
+def distinct_step_velocities(problem, v, lambda_max, *, rtol=1e-7):
+    """Every distinct v' of one Routh step, by basis enumeration: shape (k, nv)."""
+    w = problem.routh_w(v, lambda_max)
+    sols = all_solutions(problem.W, w)
+    m, nb = problem.m, problem.Jbar.shape[0]
+    V = v + sols[:, m:m + nb] @ problem.Minv_JbarT.T
+    scale = max(1e-300, float(np.max(np.abs(problem.contact_velocities(problem.v)))))
+    unique = []
+    for row in V:
+        dist = np.max(np.abs(problem.contact_velocities(row) - problem.contact_velocities(np.array(unique))),
+                      axis=(1, 2)) if unique else np.array([np.inf])
+        if np.min(dist) > rtol * scale:
+            unique.append(row)
+    return np.array(unique).reshape(-1, problem.nv)
+
+
+def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=0):
+    """Fraction of Routh steps with several distinct v', along sampled trajectories.
+
+    Trajectories follow Algorithm 1 with Sobol caps and the covering vector of
+    ones.  At every step the LCP is enumerated; for non-unique steps,
+    ``coverings`` Lemke solves with random covering vectors (as the sampler
+    draws them) count how many of the distinct v' they reach.
+
+    Returns
+    -------
+    dict
+        ``steps``, ``nonunique_fraction``, ``mean_distinct`` (over non-unique
+        steps), ``random_coverage`` (mean fraction of a non-unique step's
+        distinct v' reached by the random coverings), and timing per step of
+        enumeration versus one Lemke solve (``enumeration_seconds``,
+        ``lemke_seconds``).
+    """
+    if problem.lcp_size > 22:
+        raise ValueError(f"`problem` is too large to enumerate its step LCP (n = {problem.lcp_size} > 22).")
+    data = kernel_data(problem)
+    rng = np.random.default_rng(seed)
+    P = draw_caps(problem.m, max_steps, 0, n_samples, seed=seed)
+    scale = float(np.max(np.abs(problem.contact_velocities(problem.v))))
+    steps = nonunique = 0
+    distinct_counts, coverage = [], []
+    t_enum = t_lemke = 0.0
+    for s in range(n_samples):
+        v = problem.v.copy()
+        for k in range(max_steps):
+            if not problem.is_colliding(v):
+                break
+            lam = h * P[s, k]
+            t0 = time.perf_counter()
+            V = distinct_step_velocities(problem, v, lam)
+            t1 = time.perf_counter()
+            v_next, *_ = routh_step(problem, v, lam, data=data)
+            t2 = time.perf_counter()
+            t_enum += t1 - t0
+            t_lemke += t2 - t1
+            steps += 1
+            if len(V) > 1:
+                nonunique += 1
+                distinct_counts.append(len(V))
+                reached = np.zeros(len(V), dtype=bool)
+                for _ in range(coverings):
+                    d = np.exp(rng.uniform(-1, 1, problem.lcp_size) * np.log(COVERING_RATIO))
+                    vr, _, status, _ = routh_step(problem, v, lam, covering=d, data=data)
+                    if status == 0:
+                        gaps = np.max(np.abs(problem.contact_velocities(V) - problem.contact_velocities(vr)), axis=(1, 2))
+                        reached[np.argmin(gaps)] |= gaps.min() <= 1e-6 * scale
+                coverage.append(reached.mean())
+            v = v_next
+    return {
+        "steps": steps,
+        "nonunique_fraction": nonunique / max(steps, 1),
+        "mean_distinct": float(np.mean(distinct_counts)) if distinct_counts else 1.0,
+        "random_coverage": float(np.mean(coverage)) if coverage else 1.0,
+        "enumeration_seconds": t_enum / max(steps, 1),
+        "lemke_seconds": t_lemke / max(steps, 1),
+    }

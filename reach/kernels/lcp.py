@@ -1,0 +1,344 @@
+"""Lemke's complementary pivoting algorithm as Numba kernels.
+
+The LCP(M, q) asks for z with
+
+    z >= 0,   w = M z + q >= 0,   z^T w = 0.
+
+:func:`lemke_kernel` runs Lemke's method (Cottle, Pang & Stone, *The Linear
+Complementarity Problem*, §4.4) on a dense tableau ``B^-1 [I, -M, -d, q]``
+with
+
+* a covering vector ``d > 0``,
+* Ruiz equilibration of ``M`` (:func:`equilibrate`: row and column scaling,
+  which preserves complementarity),
+* lexicographic degeneracy resolution on ``[rhs, B^-1]`` (no cycling), with
+  the artificial variable z0 preferred on ratio ties (it ends the path),
+* a pivot-size threshold and exact unit pivot columns.
+
+Tolerances are relative to the scale each quantity has: pivots to their
+column, ratio ties and the degenerate exit to ``sigma = max(-q~)`` — the
+starting value of z0, the scale of every basic value on the path — never to
+``max|q|``, which a large entry that plays no part (a normal-impulse cap far
+above what a contact can take) would dominate.
+
+:func:`solve_scaled` refines the final basis against the data and verifies
+the answer (:mod:`reach.kernels.verify`); a failed check is a status, never
+hidden.  Everything works on buffers the caller passes in (:class:`LemkeWork`);
+tolerances come in one :class:`LemkeOptions` tuple.  The Python layer is
+:mod:`reach.lcp`.
+
+Status codes: 0 solved and verified, 1 ray, 2 pivot limit, 3 numerical
+(the final answer did not verify).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from reach.kernels.verify import refine_and_verify, tableau_refine, verify_tableau
+
+__all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "SOLVED", "RAY", "PIVOT_LIMIT",
+           "NUMERICAL", "equilibrate", "lemke_kernel", "solve_scaled", "make_work", "scale_lcp"]
+
+SOLVED, RAY, PIVOT_LIMIT, NUMERICAL = 0, 1, 2, 3
+
+
+class LemkeOptions(NamedTuple):
+    """Tolerances of a solve, all relative (see the module docstring)."""
+
+    pivot_tol: float = 1e-11    #: entering-column entries below this (x column max) are not pivots
+    tie_tol: float = 1e-9       #: ratios within this (x (|ratio| + sigma)) are ties
+    verify_tol: float = 1e-9    #: relative residual accepted at the end
+    zero_tol: float = 1e-13     #: z0 below this (x sigma) counts as zero (degenerate exit)
+    max_pivots: int = 1000
+
+
+DEFAULT_OPTIONS = LemkeOptions()
+
+
+class ScaledLCP(NamedTuple):
+    """A matrix ``M`` with its Ruiz equilibration ``Ms = diag(row_scale) M diag(col_scale)``."""
+
+    M: np.ndarray
+    Ms: np.ndarray
+    row_scale: np.ndarray
+    col_scale: np.ndarray
+
+
+class LemkeWork(NamedTuple):
+    """Work arrays of one LCP size n: the tableau (with a spare row), basis, scaled q, scratch."""
+
+    T: np.ndarray       # (n + 1, 2n + 2)
+    basis: np.ndarray   # (n,) int64: w_i = i, z_j = n + j, z0 = 2n
+    qs: np.ndarray      # (n,) row_scale * q
+    r: np.ndarray       # (n,) scratch (residuals, LU permutation)
+
+
+def make_work(n):
+    """Fresh :class:`LemkeWork` for LCPs of size ``n``."""
+    return LemkeWork(np.empty((n + 1, 2 * n + 2)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n))
+
+
+def scale_lcp(M):
+    """The :class:`ScaledLCP` of ``M`` (a contiguous float64 copy and its equilibration)."""
+    M = np.ascontiguousarray(M, dtype=float)
+    n = M.shape[0]
+    row_scale, col_scale = np.ones(n), np.ones(n)
+    equilibrate(M, row_scale, col_scale)
+    Ms = np.ascontiguousarray(row_scale[:, None] * M * col_scale[None, :])
+    return ScaledLCP(M, Ms, row_scale, col_scale)
+
+
+@nb.njit(cache=True)
+def equilibrate(M, row_scale, col_scale, iterations=12):
+    """Ruiz equilibration: fill ``row_scale``, ``col_scale`` so that
+    ``diag(row_scale) M diag(col_scale)`` has rows and columns of max-abs ~1.
+
+    Rows or columns that are entirely zero keep scale 1.
+    """
+    n = M.shape[0]
+    for i in range(n):
+        row_scale[i] = 1.0
+        col_scale[i] = 1.0
+    for _ in range(iterations):
+        for i in range(n):
+            big = 0.0
+            for j in range(n):
+                a = abs(row_scale[i] * M[i, j] * col_scale[j])
+                if a > big:
+                    big = a
+            if big > 0.0:
+                row_scale[i] /= np.sqrt(big)
+        for j in range(n):
+            big = 0.0
+            for i in range(n):
+                a = abs(row_scale[i] * M[i, j] * col_scale[j])
+                if a > big:
+                    big = a
+            if big > 0.0:
+                col_scale[j] /= np.sqrt(big)
+
+
+@nb.njit(cache=True)
+def _pivot(T, r, c, n):
+    """Pivot the tableau rows ``0..n-1`` on ``T[r, c]``.
+
+    ``T`` has a spare row ``n``: the scaled pivot row is copied there first, so
+    the row updates read a buffer that cannot alias the row being written (the
+    loop vectorizes).  The pivot column is set to the exact unit vector.
+    """
+    ncol = T.shape[1]
+    inv = 1.0 / T[r, c]
+    for j in range(ncol):
+        x = T[r, j] * inv
+        T[r, j] = x
+        T[n, j] = x
+    T[r, c] = 1.0
+    T[n, c] = 1.0
+    for i in range(n):
+        if i == r:
+            continue
+        f = T[i, c]
+        if f != 0.0:
+            for j in range(ncol):
+                T[i, j] -= f * T[n, j]
+            T[i, c] = 0.0  # exact unit column
+
+
+@nb.njit(cache=True)
+def _clamp_rhs(T, n):
+    """Basic values are nonnegative in exact arithmetic; clear rounding noise below zero.
+
+    Ratio ties are resolved with a relative tolerance, so a pivot may leave a
+    tied row at -1e-16 instead of 0; left alone, such a sign error can end the
+    path on a false ray.  The final refinement re-solves the basis against the
+    original data, so clearing the noise costs no accuracy.
+    """
+    rhs = T.shape[1] - 1
+    for i in range(n):
+        if T[i, rhs] < 0.0:
+            T[i, rhs] = 0.0
+
+
+@nb.njit(cache=True)
+def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
+    """Lexicographic minimum-ratio row for entering column ``c`` (or -1: ray).
+
+    Candidates have ``sign * T[i, c]`` above the pivot threshold.  Among the
+    rows whose ratio ``rhs / a`` ties the minimum, the row of z0 is chosen if
+    present; otherwise ties are broken by the lexicographic minimum of the
+    rows of ``B^-1`` divided by ``a``.
+    """
+    rhs = T.shape[1] - 1
+    colmax = 0.0
+    for i in range(n):
+        a = abs(T[i, c])
+        if a > colmax:
+            colmax = a
+    threshold = pivot_tol * max(colmax, 1e-300)
+    best = np.inf
+    for i in range(n):
+        a = sign * T[i, c]
+        if a > threshold:
+            ratio = T[i, rhs] / a
+            if ratio < best:
+                best = ratio
+    if best == np.inf:
+        return -1
+    tie = tie_tol * (abs(best) + sigma)
+    chosen = -1
+    for i in range(n):
+        a = sign * T[i, c]
+        if a > threshold and T[i, rhs] / a <= best + tie:
+            if basis[i] == z0_index:
+                return i
+            if chosen < 0:
+                chosen = i
+                continue
+            # lexicographic comparison of B^-1 rows (columns 0..n-1) scaled by 1/a
+            ac = sign * T[chosen, c]
+            for j in range(n):
+                x = T[i, j] / a
+                y = T[chosen, j] / ac
+                scale = max(abs(x), abs(y))
+                if x < y - tie_tol * scale:
+                    chosen = i
+                    break
+                if x > y + tie_tol * scale:
+                    break
+    return chosen
+
+
+@nb.njit(cache=True)
+def lemke_kernel(Ms, qs, d, opts, T, basis, z):
+    """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``; no allocation.
+
+    Parameters
+    ----------
+    Ms : (n, n) float64, the (equilibrated) matrix
+    qs : (n,) float64
+    d : (n,) float64, positive covering vector
+    opts : LemkeOptions
+    T : (n + 1, 2n + 2) float64 work array: the tableau and a spare last row
+        that buffers the pivot row
+    basis : (n,) int64 work array (basic variable of each row: w_i = i,
+        z_j = n + j, z0 = 2n)
+    z : (n,) float64 output: the basic values of the final basis
+
+    Returns
+    -------
+    status : int
+        0 solved (not yet verified: see :func:`solve_scaled`), 1 ray,
+        2 pivot limit.
+    pivots : int
+    """
+    n = qs.shape[0]
+    z0 = 2 * n
+    rhs = 2 * n + 1
+    sigma = 0.0
+    for i in range(n):
+        if -qs[i] > sigma:
+            sigma = -qs[i]
+    if not sigma > 0.0:
+        for i in range(n):
+            z[i] = 0.0
+        return 0, 0
+    for i in range(n):
+        for j in range(n):
+            T[i, j] = 0.0
+        T[i, i] = 1.0
+        for j in range(n):
+            T[i, n + j] = -Ms[i, j]
+        T[i, z0] = -d[i]
+        T[i, rhs] = qs[i]
+        basis[i] = i
+    r = _ratio_test(T, n, z0, -1.0, basis, -1, sigma, opts.pivot_tol, opts.tie_tol)
+    _pivot(T, r, z0, n)
+    _clamp_rhs(T, n)
+    leaving = basis[r]
+    basis[r] = z0
+    entering = leaving + n  # complement of w_r is z_r
+    pivots = 1
+    status = 2
+    zero = opts.zero_tol * sigma
+    while pivots < opts.max_pivots:
+        r = _ratio_test(T, n, entering, 1.0, basis, z0, sigma, opts.pivot_tol, opts.tie_tol)
+        if r < 0 or T[r, rhs] > zero:
+            # Degenerate exit: when z0 is basic at value zero the current point is already
+            # complementary; pivot z0 out on an entry of either sign (the entering variable
+            # enters at zero, every basic value is unchanged).  This avoids false rays of
+            # copositive (not copositive-plus) matrices such as the Routh-step W.
+            for i in range(n):
+                if basis[i] == z0 and T[i, rhs] <= zero:
+                    colmax = 0.0
+                    for k in range(n):
+                        colmax = max(colmax, abs(T[k, entering]))
+                    if abs(T[i, entering]) > opts.pivot_tol * colmax:
+                        r = i
+                    elif r < 0:
+                        r = -2  # z0 is zero but cannot pivot: the point is a solution as it stands
+                    break
+        if r == -2:
+            status = 0
+            break
+        if r < 0:
+            status = 1
+            break
+        _pivot(T, r, entering, n)
+        _clamp_rhs(T, n)
+        pivots += 1
+        leaving = basis[r]
+        basis[r] = entering
+        if leaving == z0:
+            status = 0
+            break
+        entering = leaving + n if leaving < n else leaving - n
+    for i in range(n):
+        z[i] = 0.0
+    for i in range(n):
+        b = basis[i]
+        if n <= b < 2 * n:
+            z[b - n] = T[i, rhs]
+    return status, pivots
+
+
+@nb.njit(cache=True)
+def solve_scaled(lcp, q, d, opts, work, z, w):
+    """Solve LCP(M, q) with Lemke's method on the equilibrated copy; return (status, pivots, residual).
+
+    ``lcp`` is a :class:`ScaledLCP`, ``work`` a :class:`LemkeWork`.  The
+    final basis is refined once with the tableau's ``B^-1`` and verified
+    against the original data; if that fails, it is re-solved by LU
+    (:func:`refine_and_verify`) and verified again.  Status 3 (numerical)
+    replaces 0 when the verified residual is above ``opts.verify_tol`` or
+    not a number.  With no pivot (``q~ >= 0``) the answer ``z = 0`` is
+    checked against the original ``q`` too (an underflowed ``q~`` is not a
+    solution).  ``z, w = M z + q`` are filled on exit.
+    """
+    n = q.shape[0]
+    qs = work.qs
+    for i in range(n):
+        qs[i] = lcp.row_scale[i] * q[i]
+    status, pivots = lemke_kernel(lcp.Ms, qs, d, opts, work.T, work.basis, z)
+    if pivots == 0:
+        ok = True
+        for i in range(n):
+            z[i] = 0.0
+            w[i] = q[i]
+            if not q[i] >= 0.0:
+                ok = False
+        return (0, 0, 0.0) if ok else (3, 0, np.inf)
+    if status != 0:
+        return status, pivots, np.inf
+    tableau_refine(lcp.Ms, qs, d, work.T, work.basis, work.r)
+    res = verify_tableau(lcp.M, q, work.T, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+    if res <= opts.verify_tol:
+        return status, pivots, res
+    res = refine_and_verify(lcp.M, lcp.Ms, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
+                            lcp.col_scale)
+    if not res <= opts.verify_tol:
+        status = 3
+    return status, pivots, res

@@ -1,0 +1,66 @@
+"""Counter-based random numbers: values fixed by (seed, stream, index, coordinate).
+
+Nothing here has state.  A number depends only on its key, never on a thread,
+a worker or a chunk, which is what makes parallel, chunked and resumed sampling
+reproduce a serial run bit for bit.  The mixing function is splitmix64
+(Steele, Lea & Flood 2014).
+
+Streams in use (one per purpose, so no two purposes share numbers):
+
+* 0: uniform caps; 1: the covering vector of a step's first try;
+* 2: the enumeration fallback's starting index set; 3: the uniform pick among
+  a step's distinct solutions;
+* ``RETRY_STREAM + t``: the covering vector of a step's retry ``t``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block",
+           "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "RETRY_STREAM"]
+
+CAPS_STREAM = 0
+COVERING_STREAM = 1
+FALLBACK_STREAM = 2
+PICK_STREAM = 3
+RETRY_STREAM = 16
+
+
+@nb.njit(cache=True)
+def splitmix64(x):
+    """The splitmix64 finalizer: a well-mixed 64-bit hash of ``x``."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def stream_state(seed, stream, index):
+    """The hash state of (seed, stream, index); :func:`uniform_at` draws coordinates from it."""
+    x = splitmix64(np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)))
+    return splitmix64(x ^ np.uint64(index))
+
+
+@nb.njit(cache=True)
+def uniform_at(state, coordinate):
+    """A uniform number in [0, 1) for ``coordinate`` of a :func:`stream_state`."""
+    x = splitmix64(state ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
+    return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True)
+def hashed_uniform(seed, stream, index, coordinate):
+    """A uniform number in [0, 1) fixed by (seed, stream, index, coordinate)."""
+    return uniform_at(stream_state(seed, stream, index), coordinate)
+
+
+@nb.njit(cache=True)
+def uniform_block(seed, stream, start, out):
+    """Fill ``out`` (count, d) with hashed uniforms for sample indices start..start+count-1."""
+    for s in range(out.shape[0]):
+        state = stream_state(seed, stream, start + s)
+        for j in range(out.shape[1]):
+            out[s, j] = uniform_at(state, j)

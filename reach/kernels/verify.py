@@ -1,0 +1,231 @@
+"""Verification of LCP answers: residuals, refinement and re-solution of a final basis.
+
+Every answer of :func:`reach.lcp.lemke` is checked here against the original
+data.  The residual is the natural residual ``max_i |min(z_i, w_i)|`` taken in
+the equilibrated units of the problem (the Ruiz scaling under which rows and
+columns of M have unit size) and relative to ``q``.  A final basis is first
+refined with the tableau's own ``B^-1``; if the answer does not verify it is
+re-solved by LU with partial pivoting and iterative refinement.
+
+Kernels only: contiguous arrays in, status numbers out, no allocation.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["residual_kernel", "clip_and_measure", "tableau_refine", "verify_tableau",
+           "refine_and_verify"]
+
+
+@nb.njit(cache=True)
+def _basic_residual(Ms, qs, d, T, basis, r):
+    """``r = qs - B x`` for the basic values ``x`` in the tableau's rhs column.
+
+    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
+    ``z_j`` and ``-d`` for a basic z0; row c of the tableau holds the c-th
+    basic variable.
+    """
+    n = qs.shape[0]
+    rhs = 2 * n + 1
+    for i in range(n):
+        r[i] = qs[i]
+    for c in range(n):
+        xc = T[c, rhs]
+        if xc == 0.0:
+            continue
+        b = basis[c]
+        if b < n:
+            r[b] -= xc
+        elif b < 2 * n:
+            j = b - n
+            for i in range(n):
+                r[i] += Ms[i, j] * xc
+        else:
+            for i in range(n):
+                r[i] += d[i] * xc
+
+
+@nb.njit(cache=True)
+def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
+    """Relative natural residual of ``z >= 0`` with ``w = M z + q``, in equilibrated units.
+
+    With ``z~ = z / c``, ``w~ = r w`` and ``q~ = r q`` (the Ruiz scaling that
+    makes the rows and columns of ``diag(r) M diag(c)`` of unit size), let
+    ``sigma = max_i(-q~_i)``, the largest violation ``z = 0`` leaves (the
+    scale of Lemke's artificial variable).  Each row is measured against its
+    own scale: ``z~_i`` against ``sigma`` and ``w~_i`` against
+    ``max(|q~_i|, sigma)``, and the residual is
+
+        max_i |min(z~_i / sigma, w~_i / max(|q~_i|, sigma))|
+
+    together with ``worst_negative`` (the most negative ``z~_j`` before
+    clipping) over ``sigma``.  Per-row scales matter: a huge entry of ``q``
+    (a normal-impulse cap far above what the contact can take) must not make
+    a closing contact's violation of its own row look small, and a wrong
+    basis with one huge entry of z must not make every other violation look
+    small.  NaN or inf anywhere gives ``inf``.
+    """
+    n = q.shape[0]
+    sigma = 0.0
+    big = 0.0
+    for i in range(n):
+        qi = row_scale[i] * q[i]
+        if -qi > sigma:
+            sigma = -qi
+        if abs(qi) > big:
+            big = abs(qi)
+    if sigma == 0.0:
+        sigma = big if big > 0.0 else 1e-300
+    res = -worst_negative / sigma if worst_negative < 0.0 else 0.0
+    for i in range(n):
+        zt = z[i] / col_scale[i] / sigma
+        wt = row_scale[i] * w[i] / max(abs(row_scale[i] * q[i]), sigma)
+        if not (np.isfinite(zt) and np.isfinite(wt)):
+            return np.inf
+        c = abs(min(zt, wt))
+        if c > res:
+            res = c
+    if not np.isfinite(res):
+        return np.inf
+    return res
+
+
+@nb.njit(cache=True)
+def _basis_solve(Ms, qs, d, T, basis, perm, r):
+    """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
+
+    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
+    ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
+    z-columns hold the LU factors, the z0 column the right-hand side; the
+    basic values land in the rhs column (row c: the c-th basic variable).
+    Two steps of iterative refinement follow.  ``perm, r`` are n-vectors of
+    workspace.  Returns False (tableau values kept) if ``B`` is singular.
+    """
+    n = qs.shape[0]
+    rhs = 2 * n + 1
+    x = 2 * n
+    for c in range(n):
+        b = basis[c]
+        for i in range(n):
+            if b < n:
+                T[i, n + c] = 1.0 if i == b else 0.0
+            elif b < 2 * n:
+                T[i, n + c] = -Ms[i, b - n]
+            else:
+                T[i, n + c] = -d[i]
+    big = 0.0
+    for i in range(n):
+        for c in range(n):
+            big = max(big, abs(T[i, n + c]))
+    for col in range(n):
+        p = col
+        piv = abs(T[col, n + col])
+        for k in range(col + 1, n):
+            if abs(T[k, n + col]) > piv:
+                piv = abs(T[k, n + col])
+                p = k
+        perm[col] = p
+        if piv <= 1e-14 * big:
+            return False
+        if p != col:
+            for c in range(n, 2 * n):
+                tmp = T[col, c]
+                T[col, c] = T[p, c]
+                T[p, c] = tmp
+        for k in range(col + 1, n):
+            f = T[k, n + col] / T[col, n + col]
+            T[k, n + col] = f
+            if f != 0.0:
+                for c in range(n + col + 1, 2 * n):
+                    T[k, c] -= f * T[col, c]
+    for i in range(n):
+        T[i, rhs] = 0.0
+    for it in range(3):
+        _basic_residual(Ms, qs, d, T, basis, r)  # zero x on the first pass
+        # solve B dx = r with the stored factors
+        for col in range(n):             # P r (the factor rows were swapped whole)
+            p = int(perm[col])
+            if p != col:
+                tmp = r[col]
+                r[col] = r[p]
+                r[p] = tmp
+        for col in range(n):             # L y = P r
+            for k in range(col + 1, n):
+                r[k] -= T[k, n + col] * r[col]
+        for k in range(n - 1, -1, -1):
+            acc = r[k]
+            for c in range(k + 1, n):
+                acc -= T[k, n + c] * T[c, x]
+            T[k, x] = acc / T[k, n + k]
+        for c in range(n):
+            T[c, rhs] += T[c, x]
+    return True
+
+
+@nb.njit(cache=True)
+def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
+    """Re-solve the final basis against the data, map back to the original space, verify.
+
+    ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
+    ``T`` (final basis ``basis``) was built from.  The basic system is solved
+    afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
+    only if that basis is singular).  Then ``z = C z_scaled`` is checked
+    against the original ``M, q``: negatives are clipped to zero and the
+    dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
+    + q`` on exit.
+    """
+    _basis_solve(Ms, qs, d, T, basis, z, w)
+    return verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
+
+
+@nb.njit(cache=True)
+def tableau_refine(Ms, qs, d, T, basis, r):
+    """One step of iterative refinement of the basic values with the tableau's own ``B^-1``.
+
+    The tableau's first n columns hold ``B^-1`` (row c belongs to the c-th basic
+    variable); the residual ``qs - B x`` is recomputed from the equilibrated data.
+    """
+    n = qs.shape[0]
+    rhs = 2 * n + 1
+    _basic_residual(Ms, qs, d, T, basis, r)
+    for c in range(n):
+        acc = 0.0
+        row = T[c]
+        for i in range(n):
+            acc += row[i] * r[i]
+        T[c, rhs] += acc
+
+
+@nb.njit(cache=True)
+def clip_and_measure(M, q, z, w, row_scale, col_scale):
+    """Clip ``z`` at zero, fill ``w = M z + q``, return :func:`residual_kernel`'s residual."""
+    n = q.shape[0]
+    worst_negative = 0.0
+    for j in range(n):
+        zt = z[j] / col_scale[j]
+        if zt < worst_negative:
+            worst_negative = zt
+        if z[j] < 0.0:
+            z[j] = 0.0
+    for i in range(n):
+        acc = q[i]
+        for j in range(n):
+            acc += M[i, j] * z[j]
+        w[i] = acc
+    return residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale)
+
+
+@nb.njit(cache=True)
+def verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
+    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
+    n = q.shape[0]
+    rhs = 2 * n + 1
+    for i in range(n):
+        z[i] = 0.0
+    for i in range(n):
+        b = basis[i]
+        if n <= b < 2 * n:
+            z[b - n] = T[i, rhs] * col_scale[b - n]
+    return clip_and_measure(M, q, z, w, row_scale, col_scale)

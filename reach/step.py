@@ -1,0 +1,92 @@
+"""One Routh step from Python, and the problem's arrays in the form the kernels take.
+
+:func:`kernel_data` turns an :class:`~reach.problem.ImpactProblem` into the
+kernels' :class:`~reach.kernels.routh.RouthData` (impulses in velocity units:
+see :mod:`reach.kernels.routh`); :func:`step_options` gathers a run's
+tolerances and caps into one :class:`~reach.kernels.routh.StepOptions`;
+:func:`routh_step` takes one step (eq. 75) and returns it in the problem's
+own units.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
+from reach.kernels.routh import CHOICE_FIRST, RouthData, StepOptions, make_step_work, routh_step_kernel
+from reach.lcp import LCPStatus
+
+__all__ = ["kernel_data", "step_options", "routh_step", "max_pivots"]
+
+
+def max_pivots(problem):
+    """The pivot limit of a problem's step LCP: ``max(1000, 50 n)``."""
+    return max(1000, 50 * problem.lcp_size)
+
+
+def kernel_data(problem):
+    """The problem's arrays as the kernels take them (:class:`~reach.kernels.routh.RouthData`)."""
+    g = problem.mass_scale
+    return RouthData(scale_lcp(problem.W_unit), np.ascontiguousarray(problem.Jbar),
+                     np.ascontiguousarray(problem.Minv_JbarT / g), np.ascontiguousarray(problem.Jn),
+                     np.ascontiguousarray(problem.v))
+
+
+def step_options(problem, *, h=0.0, eps_lambda=0.0, choice=CHOICE_FIRST, seed=0):
+    """A run's :class:`~reach.kernels.routh.StepOptions`; ``h`` and ``eps_lambda`` are impulses (kg m/s)."""
+    g = problem.mass_scale
+    return StepOptions(DEFAULT_OPTIONS._replace(max_pivots=max_pivots(problem)), float(h) * g,
+                       float(eps_lambda) * g, float(problem.colliding_tol), int(choice), int(seed))
+
+
+def routh_step(problem, v, lambda_max, *, covering=None, data=None):
+    """One Routh step from velocity ``v`` with normal-impulse caps ``lambda_max``.
+
+    Parameters
+    ----------
+    problem : ImpactProblem
+    v : array_like, shape (nv,)
+    lambda_max : float or array_like, shape (m,), >= 0
+    covering : array_like, shape (n,), optional
+        Lemke covering vector (default ones), positive and finite.
+    data : RouthData, optional
+        :func:`kernel_data` of ``problem``, to reuse over many steps.
+
+    Returns
+    -------
+    v_next : ndarray, shape (nv,)
+    z : ndarray, shape (n,)
+        The LCP solution ``[beta; lambda_n; lambda_D; gamma]`` of ``LCP(W,
+        w)`` (``problem.W``, ``problem.routh_w(v, lambda_max)``).
+    status : reach.lcp.LCPStatus
+    residual : float
+        Relative complementarity residual against the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reach import ImpactProblem
+    >>> p = ImpactProblem(np.eye(2), [[0.0, 1.0]], [[1.0, 0.0]], 0.5, [0.0, -1.0])
+    >>> v_next, z, status, residual = routh_step(p, p.v, 10.0)
+    >>> status.name, np.round(v_next, 12).tolist()
+    ('SOLVED', [0.0, 0.0])
+    """
+    data = data or kernel_data(problem)
+    v = np.ascontiguousarray(v, dtype=float)
+    if v.shape != (problem.nv,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"`v` must be a finite vector of shape ({problem.nv},); got shape {v.shape}.")
+    lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda_max, dtype=float), (problem.m,)))
+    if not np.all(np.isfinite(lam)) or np.any(lam < 0):
+        raise ValueError("`lambda_max` must be finite and >= 0.")
+    n, g, m = problem.lcp_size, problem.mass_scale, problem.m
+    d = np.ones(n) if covering is None else np.ascontiguousarray(covering, dtype=float)
+    if d.shape != (n,) or not np.all(np.isfinite(d)) or not np.all(d > 0):
+        raise ValueError(f"`covering` must be a positive, finite vector of shape ({n},).")
+    work = make_step_work(n, m, problem.nv)
+    v_next = np.empty(problem.nv)
+    opts = step_options(problem)
+    status, _, res = routh_step_kernel(data, v, lam * g, d, opts, work, v_next)
+    z = work.z.copy()
+    nb = problem.Jbar.shape[0]
+    z[m:m + nb] /= g  # impulses back to the problem's units
+    return v_next, z, LCPStatus(status), float(res)

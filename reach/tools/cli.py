@@ -1,0 +1,425 @@
+"""The ``reach`` command line: run, list, show, plot, figures, bench.
+
+A leaf of the package: it imports the core, the core never imports it.
+
+Exit codes: 0 done; 2 bad input (one line naming the argument or file);
+1 an internal failure (one line; ``REACH_DEBUG=1`` shows the traceback);
+130 interrupted (finished work is kept in the checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
+
+__all__ = ["main", "build_parser", "format_summary", "UsageError"]
+
+
+class UsageError(Exception):
+    """Bad input from the command line: exit 2 with the message."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit 2."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# ----------------------------------------------------------------------------- argument types
+def _integer_text(text, what, low, high):
+    t = text.strip().replace("^", "**")
+    try:
+        if "**" in t:
+            base, _, exp = t.partition("**")
+            b, e = int(base), int(exp)
+            if e > 64 or abs(b) > 2**32:
+                raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} (too large)")
+            value = b ** e
+        elif any(c in t.lower() for c in ".e") and "x" not in t.lower():
+            x = float(t)
+            if not math.isfinite(x) or x != int(x):
+                raise argparse.ArgumentTypeError(f"expected {what} (a whole number), got {text!r}")
+            value = int(x)
+        else:
+            value = int(t)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < low or value > high:
+        raise argparse.ArgumentTypeError(f"expected {what} between {low} and {high:,}, got {text!r}")
+    return value
+
+
+def _samples(text):
+    """A sample count: 4096, 2^14, 2**14 or 1e5 (a whole number up to 2^30)."""
+    return _integer_text(text, "a sample count like 4096 or 2^14", 1, MAX_SAMPLES)
+
+
+def _steps(text):
+    return _integer_text(text, "a positive integer", 1, MAX_STEPS)
+
+
+def _seed(text):
+    return _integer_text(text, "a seed", 0, MAX_SEED)
+
+
+def _keep_paths(text):
+    return _integer_text(text, "a non-negative integer", 0, MAX_SAMPLES)
+
+
+def _n_jobs(text):
+    value = _integer_text(text, "a worker count (-1: all cores)", -1, 4096)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a worker count (-1: all cores), got 0")
+    return value
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
+    return value
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- helpers
+def _scenario(name):
+    import scenarios
+
+    try:
+        return scenarios.get(name)
+    except ValueError as exc:
+        raise UsageError(f"reach: {exc}") from None
+
+
+def _output_path(text, flag, *, suffixes=None):
+    """An output file path that can be written: its folder exists or is created, it is not a folder."""
+    path = Path(text)
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise UsageError(f"reach: {flag} must end in {' or '.join(suffixes)}; got {str(path)!r}.")
+    if path.is_dir():
+        raise UsageError(f"reach: {flag} {str(path)!r} is a directory.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"reach: {flag} {str(path)!r}: cannot create its folder ({exc.strerror}).") from None
+    if not os.access(path.parent, os.W_OK):
+        raise UsageError(f"reach: {flag} {str(path)!r}: its folder is not writable.")
+    return path
+
+
+def _image_suffixes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    return tuple(f".{k}" for k in Figure().canvas.get_supported_filetypes())
+
+
+def format_summary(summary, title):
+    """A readable text table of :meth:`PostImpactSet.summary`."""
+    lines = [title, "=" * len(title)]
+    t_s = summary["time_per_sample"]
+    t_l = summary["time_per_lcp"]
+    lines.append(f"samples            {summary['samples']:>12,d}")
+    lines.append(f"kept (in the set)  {summary['kept']:>12,d}")
+    lines.append(f"terminated in N    {summary['terminated_fraction']:>12.2%}")
+    lines.append(f"failed samples     {summary['failed_samples']:>12,d}")
+    lines.append(f"LCPs per sample    {summary['lcps_per_sample']:>12.2f}")
+    if t_s is not None:
+        lines.append(f"time per sample    {t_s * 1e6:>10.2f} us")
+    if t_l is not None:
+        lines.append(f"time per LCP       {t_l * 1e6:>10.2f} us")
+    lines.append(f"worst residual     {summary['worst_residual']:>12.1e}")
+    lines.append(f"status             {summary['status']:>12}")
+    lines.append(f"  {summary['message']}")
+    lines.append("")
+    lines.append(f"contact   lift-off   slide    stick     (tolerance {summary['tolerance']:.1e} m/s)")
+    for name, c in summary["contacts"].items():
+        lines.append(f"{name:<9} {c['lift_off']:>8.1%} {c['slide']:>8.1%} {c['stick']:>8.1%}")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- commands
+def cmd_list(args):
+    import scenarios
+
+    width = max(len(n) for n in scenarios.names())
+    for name in scenarios.names():
+        s = scenarios.get(name)
+        print(f"{name:<{width}}  m={s.problem.m}  nv={s.problem.nv}  h={s.h:g}  N={s.N}  "
+              f"samples=2^{int(s.n_samples).bit_length() - 1}  {s.description}")
+    return 0
+
+
+def cmd_show(args):
+    scenario = _scenario(args.name)
+    out = _output_path(args.out or f"{scenario.name}.png", "--out", suffixes=_image_suffixes())
+    from reach.plotting.drawing import draw_configuration
+
+    ax = draw_configuration(scenario)
+    ax.figure.savefig(out, dpi=150, bbox_inches="tight")
+    print(f"wrote {out}")
+    return 0
+
+
+def _run_inputs(args):
+    """(problem, scenario or None, label, h, N, n_samples) from the run arguments."""
+    from reach import ImpactProblem
+
+    if (args.name is None) == (args.problem is None):
+        raise UsageError("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
+    if args.problem is not None:
+        missing = [flag for flag, value in (("--h", args.h), ("--steps", args.steps)) if value is None]
+        if missing:
+            raise UsageError(f"reach: a --problem run needs {' and '.join(missing)} (no paper defaults).")
+        try:
+            problem = ImpactProblem.from_file(args.problem)
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"reach: --problem: {exc}") from None
+        return problem, None, Path(args.problem).stem, args.h, args.steps, args.samples or 2**14
+    scenario = _scenario(args.name)
+    return (scenario.problem, scenario, scenario.name, args.h or scenario.h, args.steps or scenario.N,
+            args.samples or scenario.n_samples)
+
+
+def cmd_run(args):
+    from reach import sample_post_impact_set
+    from reach.sampler import sample_adaptive
+
+    problem, scenario, label, h, N, n_samples = _run_inputs(args)
+    if args.quick:
+        n_samples = min(n_samples, 4096)
+    out = _output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
+    json_out = _output_path(args.json, "--json") if args.json else None
+    checkpoint = out.with_name(out.stem + ".ckpt")
+    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps,
+                  solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
+                  backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
+    try:
+        if args.epsilon is not None:
+            result = sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
+                                     max_samples=max(n_samples, 4096), **common)
+        else:
+            result = sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint,
+                                            resume=args.resume, keep_checkpoint=True, **common)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"reach: {exc}") from None
+    except KeyboardInterrupt:
+        print(f"\nreach: interrupted; finished chunks are kept in {checkpoint} — run the same command "
+              "with --resume to continue.", file=sys.stderr)
+        return 130
+    result.metadata["label"] = label
+    summary = result.summary()
+    print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed})"))
+    _print_adaptive(summary.get("adaptive"))
+    result.save(out)  # atomic: the checkpoint goes only once the result is safely on disk
+    if checkpoint.exists():
+        import shutil
+
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    print(f"\nsaved {len(result):,d} outcomes to {out}")
+    if json_out is not None:
+        json_out.write_text(json.dumps(summary, indent=1))
+        print(f"wrote {json_out}")
+    if not args.no_plot and len(result):
+        print(f"wrote {_draw_run(result, scenario, out.with_suffix('.png'))}")
+    return 0
+
+
+def _print_adaptive(adaptive):
+    if not adaptive:
+        return
+    last = adaptive["rounds"][-1] if adaptive["rounds"] else None
+    verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
+    print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
+    if last:
+        print(f"last round: {last['far']} of {last['new']} new outcomes farther than epsilon; "
+              f"P(new outcome outside) <= {last['upper_bound']:.2e}")
+
+
+def _draw_run(result, scenario, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from reach.plotting import plot_result_figure, plot_scenario_figure
+
+    if scenario is not None:
+        fig = plot_scenario_figure(scenario, result, mirror=True)
+    else:
+        fig = plot_result_figure(result)
+    try:
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def cmd_plot(args):
+    import scenarios
+    from reach import PostImpactSet
+    from reach.plotting import plot_result_planes
+
+    try:
+        result = PostImpactSet.load(args.result)
+    except ValueError as exc:
+        raise UsageError(f"reach: {exc}") from None
+    if len(result) == 0:
+        raise UsageError(f"reach: {args.result!r} holds an empty set: nothing to draw ({result.message})")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"reach: --out {str(out)!r} is a file, not a folder.")
+    scenario = None
+    label = str(result.metadata.get("label") or "")
+    if label in scenarios.names():
+        candidate = scenarios.get(label)
+        scenario = candidate if candidate.problem.fingerprint() == result.problem.fingerprint() else None
+    try:
+        paths = plot_result_planes(result, out, scenario=scenario)
+    except OSError as exc:
+        raise UsageError(f"reach: --out {str(out)!r}: {exc.strerror or exc}") from None
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_figures(args):
+    from reach.tools.figures import make_figures
+
+    written = make_figures(Path(args.out), quick=args.quick)
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_bench(args):
+    from reach.tools.bench import format_bench, run_bench
+
+    json_out = _output_path(args.json, "--json") if args.json else None
+    report = run_bench(quick=args.quick)
+    print(format_bench(report))
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=1))
+        print(f"wrote {json_out}")
+    return 0
+
+
+def _add_run(sub):
+    p = sub.add_parser("run", help="sample the post-impact set of a scenario or a problem file")
+    p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
+    p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
+    p.add_argument("--samples", type=_samples, help="number of samples M (default: the paper's)")
+    p.add_argument("--h", type=_positive_float, help="step size h (default: the paper's)")
+    p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
+    p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
+    p.add_argument("--seed", type=_seed, default=0)
+    p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
+    p.add_argument("--caps", choices=("uniform", "extremes", "mixed"), default="uniform",
+                   help="cap distribution: uniform (the paper's), extremes (reaches the set's "
+                        "extremes faster with 3+ contacts) or mixed (half of each)")
+    p.add_argument("--choice", choices=("random", "first", "enumerate"), default="random",
+                   help="solution pick at non-unique steps: random covering vector (default), "
+                        "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14)")
+    p.add_argument("--keep-paths", type=_keep_paths, default=4096, metavar="K",
+                   help="store the velocity paths of the first K samples (default 4096)")
+    p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME.npz)")
+    p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
+    p.add_argument("--quick", action="store_true", help="at most 4096 samples")
+    p.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="J",
+                   help="parallel workers (-1: all cores; the result does not depend on it)")
+    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial"), default="loky")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from its checkpoint (OUT.ckpt)")
+    p.add_argument("--epsilon", type=_positive_float, metavar="E",
+                   help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
+    p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
+                   help="adaptive stopping confidence (default 0.95); --samples caps the count")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+
+def build_parser():
+    from reach.version import __version__
+
+    parser = _Parser(
+        prog="reach",
+        description="The set of possible outcomes of simultaneous frictional impacts "
+                    "(Halm & Posa's set-valued Routh impact model).")
+    parser.add_argument("--version", action="version", version=f"reach {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_run(sub)
+
+    p = sub.add_parser("list", help="list the paper's scenarios")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", help="draw a scenario's configuration")
+    p.add_argument("name")
+    p.add_argument("--out", metavar="FILE", help="image file (default NAME.png)")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("plot", help="draw the contact-frame planes of a saved result")
+    p.add_argument("result", metavar="RESULT.npz")
+    p.add_argument("--out", metavar="DIR", default="plots")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("figures", help="regenerate the paper's figures and Table 3")
+    p.add_argument("--quick", action="store_true", help="small sample counts (CI)")
+    p.add_argument("--out", metavar="DIR", default="figures")
+    p.set_defaults(func=cmd_figures)
+
+    p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--json", metavar="FILE")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; returns the exit code (see the module docstring)."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
+        return args.func(args)
+    except UsageError as exc:
+        print(str(exc).splitlines()[0] if str(exc) else "reach: bad input", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nreach: interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the command line's last line of defence
+        if os.environ.get("REACH_DEBUG"):
+            traceback.print_exc()
+        print(f"reach: internal error: {type(exc).__name__}: {exc}".splitlines()[0]
+              + " (set REACH_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Assumption 6 diagnostics: which scenarios have non-unique Routh steps."""
+
+import numpy as np
+import pytest
+
+from helpers import hand_compass_gait, hand_rocking_block
+from reach.analysis.uniqueness import distinct_step_velocities, step_uniqueness
+
+
+def test_rocking_block_steps_are_unique():
+    p = hand_rocking_block()
+    report = step_uniqueness(p, 0.3, 10, n_samples=15)
+    assert report["steps"] > 15
+    assert report["nonunique_fraction"] == 0.0
+
+
+def test_compass_gait_steps_are_mostly_nonunique_and_random_coverings_reach_several():
+    p = hand_compass_gait()
+    report = step_uniqueness(p, 0.25, 5, n_samples=15, coverings=16)
+    assert report["nonunique_fraction"] > 0.5
+    assert report["mean_distinct"] >= 2
+    # more than the single solution a fixed covering vector would give
+    assert report["random_coverage"] > 1.0 / report["mean_distinct"]
+
+
+def test_distinct_velocities_all_dissipate():
+    p = hand_compass_gait()
+    V = distinct_step_velocities(p, p.v, np.array([0.25, 0.25]))
+    assert len(V) >= 2
+    assert np.all(p.kinetic_energy(V) <= p.kinetic_energy(p.v) * (1 + 1e-12))
+
+
+def test_too_large_to_enumerate():
+    from helpers import random_problem
+    p = random_problem(np.random.default_rng(0), m=5, nv=8)
+    with pytest.raises(ValueError, match="too large to enumerate"):
+        step_uniqueness(p, 1.0, 3, n_samples=2)
+
+
+def test_enumerate_choice_matches_random_where_steps_are_unique():
+    from reach import sample_post_impact_set
+
+    p = hand_rocking_block()
+    e = sample_post_impact_set(p, 1024, 0.3, 10, solution_choice="enumerate")
+    r = sample_post_impact_set(p, 1024, 0.3, 10)
+    # same caps, unique steps: the same outcomes up to rounding
+    np.testing.assert_allclose(e.all_velocities, r.all_velocities, atol=1e-12)
+
+
+def test_enumerate_choice_covers_the_random_set_and_the_simultaneous_outcomes():
+    from reach import sample_post_impact_set
+    from reach.laws import simultaneous
+
+    p = hand_compass_gait()
+    e = sample_post_impact_set(p, 2048, 0.25, 5, solution_choice="enumerate")
+    r = sample_post_impact_set(p, 2048, 0.25, 5)
+    scale = np.max(np.abs(p.contact_velocities(p.v)))
+    assert e.summary()["failed_samples"] == 0
+    assert np.max(e.distance_to(simultaneous(p))) <= 0.01 * scale
+    assert np.all(p.kinetic_energy(e.all_velocities) <= p.kinetic_energy(p.v) * (1 + 1e-12))
+    # every pick of the random covering vectors is one of the enumerated solutions,
+    # so the random set lies in the enumerated one (up to sampling resolution)
+    assert np.quantile(e.distance_to(r.velocities), 0.99) <= 0.01 * scale
+
+
+def test_enumerate_choice_refuses_large_problems():
+    from helpers import random_problem
+    from reach import sample_post_impact_set
+
+    p = random_problem(np.random.default_rng(1), m=3, nv=6)
+    with pytest.raises(ValueError, match="needs a step LCP of size <= 14"):
+        sample_post_impact_set(p, 10, 1.0, 3, solution_choice="enumerate")

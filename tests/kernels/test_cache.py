@@ -1,0 +1,36 @@
+"""The kernel-cache guard deletes cached kernels when any kernel source changes."""
+
+from pathlib import Path
+
+import reach.kernels.cache as guard
+
+
+def test_guard_clears_stale_kernels(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "lcp.py").write_text("x = 1\n")
+    stale = pkg / "__pycache__" / "routh.kernel-1.py311.nbi"
+    stale.write_text("old")
+    monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
+    guard.ensure_fresh_cache()                      # no stamp yet: clear and stamp
+    assert not stale.exists()
+    stale.write_text("compiled from lcp.py v1")
+    guard.ensure_fresh_cache()                      # unchanged sources: keep
+    assert stale.exists()
+    (pkg / "lcp.py").write_text("x = 2\n")          # a kernel source changed: clear
+    guard.ensure_fresh_cache()
+    assert not stale.exists()
+    assert (pkg / "__pycache__" / guard.STAMP).exists()
+
+
+def test_every_module_with_kernels_is_guarded():
+    here = Path(guard.__file__).parent
+    with_kernels = {p.name for p in here.glob("*.py") if "njit(" in p.read_text()}
+    assert with_kernels <= set(guard.KERNEL_MODULES), with_kernels - set(guard.KERNEL_MODULES)
+
+
+def test_no_kernel_outside_the_kernels_folder():
+    """Kernels live in reach/kernels only: the guard watches that folder alone."""
+    package = Path(guard.__file__).parents[1]
+    outside = [p for p in package.rglob("*.py") if "kernels" not in p.parts and "njit(" in p.read_text()]
+    assert outside == []

@@ -1,0 +1,167 @@
+"""Tests of reach.plotting: region outlines, planes, degenerate results, `reach plot`."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import scenarios  # noqa: E402
+from reach import ImpactProblem, sample_post_impact_set  # noqa: E402
+from reach.plotting import (  # noqa: E402
+    Baselines,
+    outline_region,
+    parse_axis,
+    plot_contact_frame,
+    plot_contact_plane,
+    plot_result_planes,
+    project,
+)
+
+
+@pytest.fixture(scope="module")
+def block():
+    s = scenarios.get("rocking-block")
+    return s, sample_post_impact_set(s.problem, 1024, s.h, s.N, keep_paths=64)
+
+
+@pytest.fixture(scope="module")
+def box_wall():
+    s = scenarios.get("box-wall")
+    return s, sample_post_impact_set(s.problem, 4096, s.h, s.N, keep_paths=64)
+
+
+def assert_non_blank(path):
+    image = mpimg.imread(path)
+    assert image.ndim == 3 and image.shape[0] > 50 and image.shape[1] > 50
+    assert np.var(image[..., :3]) > 1e-3
+
+
+# ----------------------------------------------------------------------------- outline
+def test_outline_contains_the_points_it_was_built_from_in_each_scenario_plane(box_wall):
+    s, result = box_wall
+    for axes in [("A.normal", "B.normal"), ("A.tangent", "A.normal"), ("B.tangent", "B.normal")]:
+        xy = project(s.problem, result.velocities, axes)
+        region = outline_region(xy)
+        assert region.fraction_inside(xy) >= 0.99
+        assert region.area > 0
+
+
+def test_outline_area_shrinks_for_a_subset():
+    rng = np.random.default_rng(1)
+    pts = rng.uniform(0, 1, (20000, 2))
+    pts = pts[np.linalg.norm(pts - 0.5, axis=1) < 0.5]
+    full = outline_region(pts, scale=(1, 1), origin=(0, 0))
+    half = outline_region(pts[pts[:, 0] < 0.5], scale=(1, 1), origin=(0, 0))
+    random_subset = outline_region(pts[::7], scale=(1, 1), origin=(0, 0))
+    assert full.fraction_inside(pts) >= 0.99
+    assert half.area < 0.6 * full.area
+    assert random_subset.area < full.area
+    assert abs(full.area - np.pi / 4) < 0.05  # the disc's area, within the outline's padding
+
+
+def test_outline_of_an_l_shaped_set_hugs_both_segments():
+    # The rocking block's set: two segments on the axes; a convex hull would be a triangle.
+    t = np.linspace(0, 1, 500)
+    pts = np.vstack([np.c_[t, 0 * t], np.c_[0 * t, t]])
+    region = outline_region(pts)
+    assert region.fraction_inside(pts) == 1.0
+    assert region.area < 0.05 * 0.5  # far below the triangle's 0.5
+    assert not region.contains([[0.5, 0.5]])[0]
+
+
+def test_outline_of_one_point_and_bad_input():
+    region = outline_region([[0.1, -0.2]])
+    assert region.fraction_inside([[0.1, -0.2]]) == 1.0
+    with pytest.raises(ValueError, match="`points`"):
+        outline_region(np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="`points`"):
+        outline_region([[np.nan, 0.0]])
+
+
+# ----------------------------------------------------------------------------- planes
+def test_parse_axis_names_the_valid_choices(block):
+    s, _ = block
+    assert parse_axis(s.problem, "B.tangent") == (1, 1)
+    assert parse_axis(s.problem, "A.n") == (0, 0)
+    with pytest.raises(ValueError, match="contacts are"):
+        parse_axis(s.problem, "Z.normal")
+    with pytest.raises(ValueError, match="normal, tangent"):
+        parse_axis(s.problem, "A.sideways")
+
+
+def test_plane_draws_every_layer_with_legend_and_units(block, tmp_path):
+    s, result = block
+    drawn = plot_contact_plane(result, ("A.normal", "B.normal"), mirror=s.mirror)
+    try:
+        labels = list(drawn.handles)
+        assert any(k.startswith("post-impact region (area") for k in labels)
+        assert "sequential, A first" in labels and "sequential, B first" in labels
+        assert any(k.startswith("simultaneous") for k in labels)
+        assert "pre-impact" in labels and "sampled paths" in labels
+        assert drawn.ax.get_xlabel() == "normal velocity at A [m/s]"
+        assert len(drawn.points) == 2 * len(result)  # mirror images added
+        assert drawn.region.fraction_inside(drawn.points) >= 0.99
+        drawn.ax.figure.savefig(tmp_path / "plane.png", dpi=50)
+    finally:
+        plt.close(drawn.ax.figure)
+    assert_non_blank(tmp_path / "plane.png")
+
+
+def test_result_with_a_single_outcome_does_not_crash(block, tmp_path):
+    s, result = block
+    from reach.result import PostImpactSet
+
+    one = PostImpactSet(result.problem, result.settings, result.all_velocities[:1], result.kept[:1],
+                        result.terminated[:1], result.lcp_solves[:1], result.status[:1], result.residual[:1],
+                        result.paths[:1], result.metadata)
+    for drawn in (plot_contact_plane(one, baselines=None), plot_contact_frame(one, "B")):
+        drawn.ax.figure.savefig(tmp_path / "one.png", dpi=40)
+        plt.close(drawn.ax.figure)
+        assert drawn.region is not None and drawn.region.fraction_inside(drawn.points) == 1.0
+
+
+def test_result_with_one_contact_does_not_crash(tmp_path):
+    # A point mass hitting the floor at an angle: one contact (the set is Routh's single outcome).
+    problem = ImpactProblem(np.eye(2), [[0.0, 1.0]], [[1.0, 0.0]], 0.3, [1.0, -1.0])
+    result = sample_post_impact_set(problem, 64, 0.5, 10, keep_paths=8)
+    drawn = plot_contact_frame(result, "A")
+    drawn.ax.figure.savefig(tmp_path / "single.png", dpi=40)
+    plt.close(drawn.ax.figure)
+    with pytest.raises(ValueError, match="unknown contact 'B'"):
+        plot_contact_plane(result, ("A.normal", "B.normal"))
+    result.metadata["label"] = "point-mass"
+    written = plot_result_planes(result, tmp_path / "planes")
+    assert [p.name for p in written] == ["point-mass-contact-A.png"]
+    assert_non_blank(written[0])
+
+
+def test_empty_set_draws_paths_and_baselines_only(block):
+    s, result = block
+    from reach.result import PostImpactSet
+
+    empty = PostImpactSet(result.problem, result.settings, result.all_velocities, np.zeros_like(result.kept),
+                          result.terminated, result.lcp_solves, result.status, result.residual,
+                          result.paths, result.metadata)
+    drawn = plot_contact_plane(empty, baselines=Baselines.compute(s.problem))
+    plt.close(drawn.ax.figure)
+    assert drawn.region is None
+
+
+def test_reach_plot_writes_every_plane_and_the_scenario_figure(block, tmp_path):
+    from reach.tools.cli import main
+
+    s, result = block
+    result.metadata["label"] = s.name
+    path = result.save(tmp_path / "block.npz")
+    assert main(["plot", str(path), "--out", str(tmp_path / "out")]) == 0
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == sorted(["rocking-block-normals-A-B.png", "rocking-block-contact-A.png",
+                            "rocking-block-contact-B.png", "rocking-block-figure.png"])
+    for p in (tmp_path / "out").iterdir():
+        assert_non_blank(p)

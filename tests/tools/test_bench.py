@@ -1,0 +1,79 @@
+"""`reach bench`: the quick run emits every field, and the jitted and NumPy solvers agree.
+
+Speed is not asserted here (see DEVELOPERS notes); only that the benchmark
+runs and that its figures are sane.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import scenarios
+from reach.tools.bench import compare_solvers, format_bench
+from reach.tools.cli import main
+
+
+def _numbers(tree, path=""):
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _numbers(value, f"{path}.{key}")
+    elif isinstance(tree, bool):
+        return
+    elif isinstance(tree, (int, float)):
+        yield path, tree
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    assert main(["bench", "--quick", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_quick_bench_emits_every_field(quick_report):
+    rows = quick_report["scenarios"]
+    assert list(rows) == scenarios.names()
+    fields = ("lcp_us", "pivots_per_lcp", "numpy_lcp_us", "speedup_vs_numpy", "samples_per_s_1core",
+              "samples_per_s_all", "parallel_efficiency", "lcps_per_sample", "us_per_sample",
+              "us_per_lcp_in_sampling", "paper_lcps_per_sample", "paper_ms_per_sample", "paper_ms_per_lcp")
+    for name, row in rows.items():
+        for field in fields:
+            assert field in row, (name, field)
+    for section, keys in {"startup": ("cold_compile_s", "warm_total_s", "warm_import_s", "warm_first_sample_s"),
+                          "memory": ("peak_rss_mb", "samples"), "compass_2_20": ("wall_s", "cores")}.items():
+        for key in keys:
+            assert key in quick_report[section], (section, key)
+    assert set(quick_report["targets_met"]) == set(quick_report["targets"])
+    for path, value in _numbers({k: quick_report[k] for k in ("scenarios", "startup", "memory", "compass_2_20")}):
+        assert math.isfinite(value), path
+        if not path.endswith("max_rel_diff"):
+            assert value > 0, path
+
+
+def test_quick_bench_solvers_agree_on_its_inputs(quick_report):
+    for name, row in quick_report["scenarios"].items():
+        agreement = row["agreement"]
+        assert agreement["status_agree"], name
+        # a first try may fail verification in both (RAMone, mu = 1e5: the sampler then retries)
+        assert agreement["jit_solved"] == agreement["numpy_solved"] >= 0.95 * agreement["steps"] > 0, name
+        assert agreement["max_rel_diff"] <= 1e-9, name
+
+
+def test_format_bench_is_a_table(quick_report):
+    text = format_bench(quick_report)
+    for name in scenarios.names():
+        assert f"| {name} |" in text
+    assert "Targets (issue 7)" in text
+
+
+@pytest.mark.parametrize("name", scenarios.names())
+def test_jitted_and_numpy_solvers_return_the_same_velocities(name):
+    agreement = compare_solvers(scenarios.get(name), count=150, seed=3)
+    assert agreement["steps"] == 150
+    assert agreement["status_agree"]
+    assert agreement["jit_solved"] == agreement["numpy_solved"] >= 140
+    assert agreement["max_rel_diff"] <= 1e-9

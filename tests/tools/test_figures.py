@@ -1,0 +1,57 @@
+"""`reach figures --quick`: every expected file, each a non-blank image of the expected size."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.image as mpimg  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from reach.tools.figures import FIGURE_DPI, FIGURE_FILES  # noqa: E402
+
+WIDTH_INCHES = 16  # every figure of reach figures is 16 in wide (Figs. 8 and 12: their own sizes)
+
+
+@pytest.fixture(scope="module")
+def quick_figures(tmp_path_factory):
+    from reach.tools.cli import main
+
+    out = tmp_path_factory.mktemp("figures")
+    assert main(["figures", "--quick", "--out", str(out)]) == 0
+    return out
+
+
+def test_every_scenario_figure_is_a_non_blank_png_and_pdf_of_the_expected_size(quick_figures):
+    dpi = FIGURE_DPI[True]
+    for stem in FIGURE_FILES.values():
+        png, pdf = quick_figures / f"{stem}.png", quick_figures / f"{stem}.pdf"
+        assert png.exists() and pdf.exists(), stem
+        assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000
+        image = mpimg.imread(png)
+        assert image.shape[1] == WIDTH_INCHES * dpi, stem
+        assert image.shape[0] >= 9 * dpi, stem  # two rows of panels at least
+        assert np.var(image[..., :3]) > 1e-3, stem
+    # The disk stack has a third row (left vs right normals, then contacts A, C, E).
+    assert mpimg.imread(quick_figures / "fig14-disk-stack.png").shape[0] > \
+        mpimg.imread(quick_figures / "fig09-rocking-block.png").shape[0]
+
+
+def test_table3_lists_every_scenario_beside_the_paper(quick_figures):
+    text = (quick_figures / "table3.md").read_text(encoding="utf-8")
+    for title, paper_lcps in [("Rocking block", "2.67"), ("Compass gait", "2.27"), ("Box and wall", "1.97"),
+                              ("RAMone footfall", "3.20"), ("Disk stack", "9.04")]:
+        row = next(line for line in text.splitlines() if line.startswith(f"| {title} |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1] == "2^11" and int(cells[2]) >= 1
+        assert cells[4].endswith(f"· {paper_lcps}")
+        assert "µs" in cells[5] or "ms" in cells[5]
+
+
+def test_figures_8_and_12_when_their_modules_exist(quick_figures):
+    for stem, module in (("fig08-zeno", "reach.analysis.zeno"), ("fig12-compliant", "reach.analysis.compare.compliant")):
+        pytest.importorskip(module)
+        image = mpimg.imread(quick_figures / f"{stem}.png")
+        assert image.shape[0] > 100 and np.var(image[..., :3]) > 1e-4
