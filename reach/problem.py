@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
+
+from reach.files import atomic_write
 
 __all__ = ["ImpactProblem"]
 
@@ -46,11 +49,22 @@ __all__ = ["ImpactProblem"]
 COLLIDING_RTOL = 1e-9
 
 
+#: Most friction directions per spatial contact.
+MAX_FRICTION_DIRECTIONS = 64
+
+
 def _as_float_array(name, value, ndim):
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise TypeError(f"`{name}` must be a numeric array; got {type(value).__name__}.")
     try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be a numeric array; got {type(value).__name__}.") from exc
+        raw = np.asarray(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise TypeError(f"`{name}` must be a numeric array; got {type(value).__name__}.") from exc
+    if np.iscomplexobj(raw):
+        raise TypeError(f"`{name}` must be real; got a complex array.")
+    if raw.dtype == object or not (np.issubdtype(raw.dtype, np.number) or raw.dtype == bool):
+        raise TypeError(f"`{name}` must be a numeric array; got {type(value).__name__} of {raw.dtype}.")
+    arr = np.array(raw, dtype=float)
     if arr.ndim != ndim:
         raise ValueError(f"`{name}` must be {ndim}-dimensional; got shape {arr.shape}.")
     if not np.all(np.isfinite(arr)):
@@ -178,9 +192,11 @@ class ImpactProblem:
         if friction_directions is None:
             k = 2 if planar else 8
         else:
+            if isinstance(friction_directions, bool) or not isinstance(friction_directions, (int, np.integer)):
+                raise TypeError(f"`friction_directions` must be an integer; got {friction_directions!r}.")
             k = int(friction_directions)
-            if k != friction_directions:
-                raise ValueError(f"`friction_directions` must be an integer; got {friction_directions!r}.")
+            if k > MAX_FRICTION_DIRECTIONS:
+                raise ValueError(f"`friction_directions` must be at most {MAX_FRICTION_DIRECTIONS}; got {k}.")
             if planar and k != 2:
                 raise ValueError(f"`friction_directions` must be 2 for a planar problem; got {k}.")
             if not planar and k < 4:
@@ -188,6 +204,8 @@ class ImpactProblem:
 
         if contact_names is None:
             contact_names = [chr(ord("A") + i) if i < 26 else f"C{i}" for i in range(m)]
+        if isinstance(contact_names, (str, bytes)) or not hasattr(contact_names, "__iter__"):
+            raise TypeError(f"`contact_names` must be a sequence of strings; got {contact_names!r}.")
         contact_names = [str(c) for c in contact_names]
         if len(contact_names) != m:
             raise ValueError(f"`contact_names` must have {m} entries; got {len(contact_names)}.")
@@ -347,47 +365,70 @@ class ImpactProblem:
         suffix = path.suffix.lower()
         if suffix not in (".npz", ".json"):
             raise ValueError(f"`path` must end in .npz or .json; got {str(path)!r}.")
-        tmp = path.with_name(path.name + ".tmp")
         if suffix == ".json":
-            tmp.write_text(json.dumps(self.to_dict(), indent=1))
-        else:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, M=self.M, Jn=self.Jn, Jt=self.Jt, mu=self.mu, v=self.v,
-                         friction_directions=np.array(self.k),
-                         contact_names=np.array(self.contact_names))
-        os.replace(tmp, path)
-        return path
+            text = json.dumps(self.to_dict(), indent=1).encode()
+            return atomic_write(path, lambda fh: fh.write(text))
+        return atomic_write(path, lambda fh: np.savez(
+            fh, M=self.M, Jn=self.Jn, Jt=self.Jt, mu=self.mu, v=self.v, friction_directions=np.array(self.k),
+            contact_names=np.array(self.contact_names)))
 
     @classmethod
     def from_file(cls, path):
         """Read a problem written by :meth:`save` (or by hand) from ``.npz`` or ``.json``.
 
         The file holds the arrays ``M, Jn, Jt, mu, v`` and optionally
-        ``friction_directions`` and ``contact_names``.
+        ``friction_directions`` and ``contact_names``.  Anything else — a
+        missing, empty, truncated or foreign file, entries of the wrong kind —
+        is a ValueError or TypeError naming the file and the entry.
         """
         path = Path(path)
         if not path.exists():
             raise ValueError(f"`path` {str(path)!r} does not exist.")
-        suffix = path.suffix.lower()
-        if suffix == ".json":
-            try:
-                data = json.loads(path.read_text())
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"`path` {str(path)!r} is not valid JSON: {exc}") from None
-        elif suffix == ".npz":
-            with np.load(path, allow_pickle=False) as npz:
-                data = {key: npz[key] for key in npz.files}
-        else:
-            raise ValueError(f"`path` must end in .npz or .json; got {str(path)!r}.")
+        if not path.is_file():
+            raise ValueError(f"`path` {str(path)!r} is not a file.")
+        data = _read_problem_file(path)
         missing = [key for key in ("M", "Jn", "Jt", "mu", "v") if key not in data]
         if missing:
             raise ValueError(f"`path` {str(path)!r} lacks the entries {missing}.")
         k = data.get("friction_directions")
+        if k is not None:
+            k = np.asarray(k)
+            if k.shape != () or k.dtype.kind not in "iu":
+                raise TypeError(f"`friction_directions` in {str(path)!r} must be one integer; got {k.tolist()!r}.")
+            k = int(k)
         names = data.get("contact_names")
-        return cls(data["M"], data["Jn"], data["Jt"], data["mu"], data["v"],
-                   friction_directions=None if k is None else int(np.asarray(k)),
-                   contact_names=None if names is None else [str(s) for s in np.asarray(names).tolist()])
+        if names is not None:
+            names = np.asarray(names)
+            if names.ndim != 1 or names.dtype.kind not in "US":
+                raise TypeError(f"`contact_names` in {str(path)!r} must be a list of strings; got {names.tolist()!r}.")
+            names = [str(s) for s in names.tolist()]
+        return cls(data["M"], data["Jn"], data["Jt"], data["mu"], data["v"], friction_directions=k,
+                   contact_names=names)
 
     def __repr__(self):
         kind = "planar" if self.planar else f"spatial, k={self.k}"
         return f"ImpactProblem(m={self.m}, nv={self.nv}, {kind}, contacts={list(self.contact_names)})"
+
+
+def _read_problem_file(path):
+    """The entries of a problem file as a dict; a damaged or foreign file is a ValueError."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        try:
+            data = json.loads(path.read_text())
+        except (ValueError, RecursionError, UnicodeDecodeError) as exc:
+            raise ValueError(f"`path` {str(path)!r} is not valid JSON: {str(exc)[:120]}") from None
+    elif suffix == ".npz":
+        try:
+            npz = np.load(path, allow_pickle=False)
+            if not isinstance(npz, np.lib.npyio.NpzFile):
+                raise ValueError("it holds one array, not named arrays")
+            with npz:
+                data = {key: npz[key] for key in npz.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
+            raise ValueError(f"`path` {str(path)!r} is not a readable .npz archive ({exc}).") from None
+    else:
+        raise ValueError(f"`path` must end in .npz or .json; got {str(path)!r}.")
+    if not isinstance(data, dict):
+        raise ValueError(f"`path` {str(path)!r} must hold a mapping of named arrays; got {type(data).__name__}.")
+    return data

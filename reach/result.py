@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import zipfile
+import zlib
 from enum import IntEnum
 from pathlib import Path
 
@@ -304,9 +305,15 @@ class PostImpactSet:
         if not path.is_file():
             raise ValueError(f"`path` {str(path)!r} is not a file.")
         try:
-            with np.load(path, allow_pickle=False) as npz:
+            npz = np.load(path, allow_pickle=False)
+            if not isinstance(npz, np.lib.npyio.NpzFile):
+                raise ValueError("it holds one array, not named arrays")
+            with npz:
                 data = {key: npz[key] for key in npz.files}
             meta = json.loads(str(data["meta"]))
+            version = meta.get("format_version") if isinstance(meta, dict) else None
+            if version != FORMAT_VERSION:
+                raise ValueError(f"format version {version}, expected {FORMAT_VERSION}")
             settings = SamplingSettings.from_dict(meta["settings"])
             p = meta["problem"]
             problem = ImpactProblem(p["M"], p["Jn"], p["Jt"], p["mu"], p["v"],
@@ -314,13 +321,10 @@ class PostImpactSet:
                                     contact_names=p["contact_names"])
             arrays = {name: data["all_velocities" if name == "velocities" else name] for name in SAMPLE_FIELDS}
             lengths, flat = data["path_lengths"], data["paths"]
-        except (OSError, ValueError, TypeError, KeyError, EOFError, AttributeError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, TypeError, KeyError, EOFError, AttributeError, RecursionError,
+                zipfile.BadZipFile, zlib.error) as exc:
             raise ValueError(f"`path` {str(path)!r} is not a reach result file ({type(exc).__name__}: "
                              f"{exc}).") from None
-        if not isinstance(meta, dict) or meta.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"`path` {str(path)!r} has format version "
-                             f"{meta.get('format_version') if isinstance(meta, dict) else None}, "
-                             f"expected {FORMAT_VERSION}.")
         _check_loaded(path, problem, settings, arrays, lengths, flat)
         bounds = np.cumsum(np.concatenate([[0], lengths]))
         paths = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]

@@ -166,7 +166,7 @@ def _dask_client(scheduler):
 def execute(plan, todo, *, n_jobs, backend, scheduler):
     """Yield finished chunks (in any order) for the ``(start, count)`` list ``todo``."""
     workers = _workers(n_jobs, todo)
-    if backend == "serial" or workers == 1:
+    if backend == "serial" or (workers == 1 and backend != "dask"):
         for start, count in todo:
             yield run_chunk(plan, start, count)
         return

@@ -97,7 +97,7 @@ def test_murty_example_2_11_depends_on_covering_vector():
     # in our equilibrated coordinates that is d_scaled = R d
     from reach.lcp import LemkeWorkspace
     ws = LemkeWorkspace(M)
-    assert lemke(M, q, covering=ws.row_scale * np.array([5.0, 16.0]), workspace=ws).status == LCPStatus.RAY
+    assert lemke(M, q, covering=ws.lcp.row_scale * np.array([5.0, 16.0]), workspace=ws).status == LCPStatus.RAY
     res = lemke(M, q)
     assert res.success
     assert_lcp_solution(M, q, res.z)
@@ -150,13 +150,13 @@ def test_badly_scaled_problem_is_solved():
 
 
 def test_bad_input_messages():
-    with pytest.raises(ValueError, match="`M` must be a square matrix"):
+    with pytest.raises(ValueError, match="`M` must be a non-empty square matrix"):
         lemke(np.ones((2, 3)), np.ones(2))
     with pytest.raises(ValueError, match=r"`q` must have shape \(2,\)"):
         lemke(np.eye(2), np.ones(3))
     with pytest.raises(ValueError, match="finite"):
         lemke(np.eye(2), [np.nan, 1.0])
-    with pytest.raises(ValueError, match="`covering` must be a positive vector"):
+    with pytest.raises(ValueError, match="`covering` must be a positive, finite vector"):
         lemke(np.eye(2), [-1.0, 1.0], covering=[1.0, 0.0])
 
 

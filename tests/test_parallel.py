@@ -59,8 +59,8 @@ def test_dask_without_a_cluster_is_a_clear_error(gait):
 
 
 def _interrupt_after(n_chunks, real):
-    def fake(data, settings, todo, **kwargs):
-        for i, chunk in enumerate(real(data, settings, todo, **kwargs)):
+    def fake(plan, todo, **kwargs):
+        for i, chunk in enumerate(real(plan, todo, **kwargs)):
             if i == n_chunks:
                 raise KeyboardInterrupt
             yield chunk
@@ -69,15 +69,15 @@ def _interrupt_after(n_chunks, real):
 
 def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_path, monkeypatch):
     ckpt = tmp_path / "run.ckpt"
-    real = sampler._execute
-    monkeypatch.setattr(sampler, "_execute", _interrupt_after(3, real))
+    real = sampler.execute
+    monkeypatch.setattr(sampler, "execute", _interrupt_after(3, real))
     with pytest.raises(KeyboardInterrupt):
         sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
     # the checkpoint is valid: a manifest and three whole chunk files, no temporaries
     assert json.loads((ckpt / "manifest.json").read_text())["settings"]["n_samples"] == 5000
     assert len(list(ckpt.glob("chunk-*.npz"))) == 3
     assert not list(ckpt.glob("*.tmp"))
-    monkeypatch.setattr(sampler, "_execute", real)
+    monkeypatch.setattr(sampler, "execute", real)
     with pytest.raises(ValueError, match="exists from an earlier run; resume it"):
         sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
     with pytest.raises(ValueError, match=r"other settings \(seed: checkpoint 0 vs now 1"):
@@ -92,11 +92,11 @@ def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_p
 
 def test_corrupt_or_foreign_checkpoint_is_refused(gait, tmp_path, monkeypatch):
     ckpt = tmp_path / "c.ckpt"
-    real = sampler._execute
-    monkeypatch.setattr(sampler, "_execute", _interrupt_after(2, real))
+    real = sampler.execute
+    monkeypatch.setattr(sampler, "execute", _interrupt_after(2, real))
     with pytest.raises(KeyboardInterrupt):
         sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=ckpt, **ARGS)
-    monkeypatch.setattr(sampler, "_execute", real)
+    monkeypatch.setattr(sampler, "execute", real)
     with pytest.raises(ValueError, match="written for a different problem"):
         sample_post_impact_set(hand_rocking_block(), 3000, chunk_size=500, checkpoint=ckpt, resume=True, **ARGS)
     first = sorted(ckpt.glob("chunk-*.npz"))[0]
@@ -105,6 +105,21 @@ def test_corrupt_or_foreign_checkpoint_is_refused(gait, tmp_path, monkeypatch):
         sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=ckpt, resume=True, **ARGS)
     with pytest.raises(ValueError, match="no checkpoint to resume"):
         sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=tmp_path / "none", resume=True, **ARGS)
+
+
+def test_a_chunk_from_another_run_is_refused(gait, tmp_path, monkeypatch):
+    """Chunks carry their run's fingerprint: one copied in from a seed-1 run is not used for seed 0."""
+    real = sampler.execute
+    monkeypatch.setattr(sampler, "execute", _interrupt_after(2, real))
+    for seed in (0, 1):
+        with pytest.raises(KeyboardInterrupt):
+            sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=tmp_path / f"s{seed}", seed=seed, **ARGS)
+    monkeypatch.setattr(sampler, "execute", real)
+    foreign = sorted((tmp_path / "s1").glob("chunk-*.npz"))[0]
+    target = tmp_path / "s0" / foreign.name
+    target.write_bytes(foreign.read_bytes())
+    with pytest.raises(ValueError, match="belongs to another run"):
+        sample_post_impact_set(gait, 3000, chunk_size=500, checkpoint=tmp_path / "s0", resume=True, **ARGS)
 
 
 def test_adaptive_stopping_meets_its_bound_and_matches_a_fixed_run():

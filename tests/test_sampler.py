@@ -127,12 +127,17 @@ def test_summary_reports_table3_columns(block_set):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(n_samples=0), "`n_samples` must be a positive integer"),
-    (dict(h=-1.0), "`h` must be a positive number"),
-    (dict(max_steps=0), "`max_steps` must be a positive integer"),
+    (dict(n_samples=0), "`n_samples` must be an integer between 1 and 1,073,741,824; got 0."),
+    (dict(n_samples=2.7), "`n_samples` must be an integer; got 2.7."),
+    (dict(h=-1.0), "`h` must be a positive finite number; got -1.0."),
+    (dict(h=float("inf")), "`h` must be a positive finite number; got inf."),
+    (dict(max_steps=0), "`max_steps` must be an integer between 1 and 100,000; got 0."),
+    (dict(seed=2**64), "`seed` must be an integer between 0 and 9,223,372,036,854,775,807"),
     (dict(sequence="halton"), "`sequence` must be one of"),
     (dict(solution_choice="best"), "`solution_choice` must be one of"),
-    (dict(eps=0.0), "`eps` must be a positive number"),
+    (dict(eps=0.0), "`eps` must be a positive finite number; got 0.0."),
+    (dict(caps="edges"), "`caps` must be one of"),
+    (dict(keep_paths=-1), "`keep_paths` must be an integer between 0"),
 ])
 def test_bad_settings(kwargs, message):
     args = dict(n_samples=10, h=0.3, max_steps=5)

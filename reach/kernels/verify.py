@@ -15,7 +15,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["residual_kernel", "clip_and_measure", "tableau_refine", "verify_tableau",
+#: Lower bound of the residual's scale, relative to max|q~| (see :func:`residual_kernel`).
+ROUNDING_FLOOR = 1e-7
+
+__all__ = ["ROUNDING_FLOOR", "residual_kernel", "clip_and_measure", "tableau_refine", "verify_tableau",
            "refine_and_verify"]
 
 
@@ -54,7 +57,10 @@ def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
     With ``z~ = z / c``, ``w~ = r w`` and ``q~ = r q`` (the Ruiz scaling that
     makes the rows and columns of ``diag(r) M diag(c)`` of unit size), let
     ``sigma = max_i(-q~_i)``, the largest violation ``z = 0`` leaves (the
-    scale of Lemke's artificial variable).  Each row is measured against its
+    scale of Lemke's artificial variable), but at least ``ROUNDING_FLOOR
+    max|q~|``: rounding makes every answer uncertain by about 1e-16 of the
+    largest entry, and the floor keeps that noise below the tolerance while a
+    real violation (far above 1e-16 of the largest entry) still shows.  Each row is measured against its
     own scale: ``z~_i`` against ``sigma`` and ``w~_i`` against
     ``max(|q~_i|, sigma)``, and the residual is
 
@@ -76,8 +82,9 @@ def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
             sigma = -qi
         if abs(qi) > big:
             big = abs(qi)
+    sigma = max(sigma, ROUNDING_FLOOR * big)
     if sigma == 0.0:
-        sigma = big if big > 0.0 else 1e-300
+        sigma = 1e-300
     res = -worst_negative / sigma if worst_negative < 0.0 else 0.0
     for i in range(n):
         zt = z[i] / col_scale[i] / sigma

@@ -300,7 +300,7 @@ def test_touchdown_example_runs(tmp_path):
     import importlib.util
     from pathlib import Path
 
-    script = Path(__file__).parents[1] / "examples" / "mujoco_touchdown.py"
+    script = Path(__file__).parents[2] / "examples" / "mujoco_touchdown.py"
     spec = importlib.util.spec_from_file_location("mujoco_touchdown", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

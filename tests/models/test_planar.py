@@ -347,7 +347,7 @@ def test_user_example_runs(tmp_path):
     import sys
     from pathlib import Path
 
-    script = Path(__file__).parents[1] / "examples" / "user_planar_system.py"
+    script = Path(__file__).parents[2] / "examples" / "user_planar_system.py"
     import os
 
     env = dict(os.environ, PYTHONPATH=str(script.parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))

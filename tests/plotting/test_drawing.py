@@ -54,4 +54,4 @@ def test_draw_into_given_axes_without_labels_or_arrows():
 def test_core_modules_do_not_import_matplotlib():
     code = ("import sys, scenarios, reach.models.planar; [scenarios.get(n) for n in scenarios.names()]; "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported'")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(Path(__file__).parents[1]))
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(Path(__file__).parents[2]))

@@ -117,9 +117,8 @@ def test_result_with_a_single_outcome_does_not_crash(block, tmp_path):
     s, result = block
     from reach.result import PostImpactSet
 
-    one = PostImpactSet(result.problem, result.settings, result.all_velocities[:1], result.kept[:1],
-                        result.terminated[:1], result.lcp_solves[:1], result.status[:1], result.residual[:1],
-                        result.paths[:1], result.metadata)
+    one = PostImpactSet(result.problem, result.settings.replace(n_samples=1),
+                        {name: a[:1] for name, a in result.arrays.items()}, result.paths[:1], result.metadata)
     for drawn in (plot_contact_plane(one, baselines=None), plot_contact_frame(one, "B")):
         drawn.ax.figure.savefig(tmp_path / "one.png", dpi=40)
         plt.close(drawn.ax.figure)
@@ -145,9 +144,9 @@ def test_empty_set_draws_paths_and_baselines_only(block):
     s, result = block
     from reach.result import PostImpactSet
 
-    empty = PostImpactSet(result.problem, result.settings, result.all_velocities, np.zeros_like(result.kept),
-                          result.terminated, result.lcp_solves, result.status, result.residual,
+    empty = PostImpactSet(result.problem, result.settings, dict(result.arrays, kept=np.zeros_like(result.kept)),
                           result.paths, result.metadata)
+    assert not empty.success and empty.status.name == "EMPTY" and "h = " in empty.message
     drawn = plot_contact_plane(empty, baselines=Baselines.compute(s.problem))
     plt.close(drawn.ax.figure)
     assert drawn.region is None

@@ -1,5 +1,10 @@
-"""The `reach` command as a user meets it: help, run, list, bad input, resume."""
+"""The `reach` command as a user meets it: help, run, list, plot, and a corpus of bad input.
 
+Every bad input exits 2 with one line that names the argument or the file;
+nothing prints a traceback.
+"""
+
+import json
 import subprocess
 import sys
 
@@ -11,8 +16,15 @@ from reach import PostImpactSet
 from reach.tools.cli import main
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "reach.tools.cli", *args], capture_output=True, text=True, timeout=300)
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    """Commands that write to their default places (results/, plots/) write into a scratch folder."""
+    monkeypatch.chdir(tmp_path)
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "reach.tools.cli", *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
 
 
 def test_help_lists_commands():
@@ -29,47 +41,185 @@ def test_list_names_every_scenario(capsys):
         assert name in text
 
 
-def test_run_scenario_quick_writes_a_loadable_result(tmp_path, capsys):
+def test_run_scenario_quick_writes_a_loadable_result_and_its_picture(tmp_path, capsys):
     out = tmp_path / "block.npz"
     assert main(["run", "rocking-block", "--quick", "--no-progress", "--n-jobs", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "LCPs per sample" in text and "saved" in text
+    assert "LCPs per sample" in text and "saved" in text and "status" in text
     result = PostImpactSet.load(out)
-    assert len(result) > 4000
+    assert len(result) > 4000 and result.success
     assert not (tmp_path / "block.ckpt").exists()
+    png = tmp_path / "block.png"
+    assert f"wrote {png}" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
 
 
-def test_run_problem_file(tmp_path, capsys):
+def test_run_problem_file_draws_the_planes(tmp_path, capsys):
     path = hand_rocking_block().save(tmp_path / "mine.json")
     assert main(["run", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "2^10",
                  "--no-progress", "--n-jobs", "1", "--out", str(tmp_path / "mine.npz")]) == 0
     assert PostImpactSet.load(tmp_path / "mine.npz").all_velocities.shape == (1024, 3)
+    assert (tmp_path / "mine.png").stat().st_size > 10_000
+    assert main(["run", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "64",
+                 "--no-progress", "--n-jobs", "1", "--no-plot", "--out", str(tmp_path / "quiet.npz")]) == 0
+    assert not (tmp_path / "quiet.png").exists()
 
 
-@pytest.mark.parametrize("args, message", [
+# --------------------------------------------------------------------------- the bad-input corpus
+def _files(tmp):
+    """Problem and result files of every broken kind, made fresh in ``tmp``."""
+    good = hand_rocking_block()
+    files = {}
+    (tmp / "empty.npz").write_bytes(b"")
+    files["empty.npz"] = tmp / "empty.npz"
+    full = good.save(tmp / "full.npz").read_bytes()
+    (tmp / "truncated.npz").write_bytes(full[: len(full) // 2])
+    files["truncated.npz"] = tmp / "truncated.npz"
+    np.save(tmp / "array.npy", np.eye(3))
+    (tmp / "array.npy").rename(tmp / "renamed.npz")
+    files["renamed.npz"] = tmp / "renamed.npz"
+    for name, text in {"five.json": "5", "null.json": "null", "broken.json": "{\"M\": [[1",
+                       "nested.json": "[" * 100_000 + "]" * 100_000}.items():
+        (tmp / name).write_text(text)
+        files[name] = tmp / name
+    d = good.to_dict()
+    for name, change in {"dirs.json": {"friction_directions": [1, 2]}, "names.json": {"contact_names": 5},
+                         "complex.json": {"M": "1+2j"}, "many.json": {"friction_directions": 10**6}}.items():
+        (tmp / name).write_text(json.dumps(dict(d, **change)))
+        files[name] = tmp / name
+    (tmp / "folder.npz").mkdir()
+    files["folder.npz"] = tmp / "folder.npz"
+    return files
+
+
+PROBLEM_CASES = ["empty.npz", "truncated.npz", "renamed.npz", "five.json", "null.json", "broken.json",
+                 "nested.json", "dirs.json", "names.json", "complex.json", "many.json", "folder.npz"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("corpus")
+    files = _files(tmp)
+    result = tmp / "good.npz"
+    assert main(["run", "rocking-block", "--samples", "256", "--no-progress", "--n-jobs", "1", "--no-plot",
+                 "--out", str(result)]) == 0
+    good = PostImpactSet.load(result)
+    bad = {}
+    raw = dict(np.load(result))
+    meta = json.loads(str(raw["meta"]))
+    variants = {
+        "nometa-problem.npz": dict(raw, meta=np.array(json.dumps({k: v for k, v in meta.items() if k != "problem"}))),
+        "short-kept.npz": dict(raw, kept=raw["kept"][:10]),
+        "path-lengths.npz": dict(raw, path_lengths=raw["path_lengths"] + 3),
+        "nan-velocities.npz": dict(raw, all_velocities=np.full_like(raw["all_velocities"], np.nan)),
+    }
+    for name, arrays in variants.items():
+        np.savez(tmp / name, **arrays)
+        bad[name] = tmp / name
+    (tmp / "half-result.npz").write_bytes(result.read_bytes()[:2000])
+    bad["half-result.npz"] = tmp / "half-result.npz"
+    (tmp / "a-file").write_text("x")
+    return {"tmp": tmp, "files": files, "results": bad, "good": good, "result": result}
+
+
+def _bad(capsys, args, *needles):
+    code = main(args)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, (args, code, err)
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("reach"), err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+@pytest.mark.parametrize("args, needle", [
     (["run", "nope"], "unknown scenario 'nope'"),
     (["run"], "give a scenario name or --problem FILE"),
     (["run", "--problem", "missing.npz", "--h", "1", "--steps", "2"], "does not exist"),
     (["run", "--problem", "x.json"], "needs --h and --steps"),
+    (["run", "rocking-block", "--samples", "abc"], "--samples"),
+    (["run", "rocking-block", "--samples", "1e400"], "--samples"),
+    (["run", "rocking-block", "--samples", "2.7e0"], "whole number"),
+    (["run", "rocking-block", "--samples", "-5"], "--samples"),
+    (["run", "rocking-block", "--samples", "2^99"], "--samples"),
+    (["run", "rocking-block", "--samples", "0"], "--samples"),
+    (["run", "rocking-block", "--steps", "1e400"], "--steps"),
+    (["run", "rocking-block", "--steps", "2.5"], "--steps"),
+    (["run", "rocking-block", "--steps", "0"], "--steps"),
+    (["run", "rocking-block", "--seed", str(2**64)], "--seed"),
+    (["run", "rocking-block", "--seed", "-1"], "--seed"),
+    (["run", "rocking-block", "--h", "0"], "--h"),
+    (["run", "rocking-block", "--h", "nan"], "--h"),
+    (["run", "rocking-block", "--h", "inf"], "--h"),
+    (["run", "rocking-block", "--eps", "-1"], "--eps"),
+    (["run", "rocking-block", "--n-jobs", "0"], "--n-jobs"),
+    (["run", "rocking-block", "--confidence", "1.5"], "--confidence"),
+    (["run", "rocking-block", "--caps", "edges"], "--caps"),
+    (["run", "rocking-block", "--out", "x.txt"], "--out must end in .npz"),
+    (["run", "compass-gait", "--choice", "enumerate", "--steps", "20000", "--quick"], "Sobol dimensions"),
+    (["show", "nope"], "unknown scenario"),
+    (["show", "rocking-block", "--out", "x.xyz"], "--out must end in"),
+    (["plot", "missing.npz"], "is not a file"),
+    (["frobnicate"], "invalid choice"),
 ])
-def test_bad_input_exits_with_a_message(args, message):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    assert message in str(exc.value)
+def test_bad_arguments_exit_2_with_one_line(capsys, args, needle):
+    _bad(capsys, args, needle)
 
 
-def test_bad_sample_count_is_an_argparse_error():
-    out = run("run", "rocking-block", "--samples", "abc")
-    assert out.returncode == 2
-    assert "expected a positive integer, got 'abc'" in out.stderr
+@pytest.mark.parametrize("name", PROBLEM_CASES)
+def test_bad_problem_files_exit_2_naming_the_file(capsys, corpus, name):
+    path = corpus["files"][name]
+    _bad(capsys, ["run", "--problem", str(path), "--h", "1", "--steps", "2", "--no-progress"], "--problem")
 
 
-def test_existing_checkpoint_needs_resume(tmp_path):
+@pytest.mark.parametrize("name", ["nometa-problem.npz", "short-kept.npz", "path-lengths.npz",
+                                  "nan-velocities.npz", "half-result.npz"])
+def test_bad_result_files_exit_2_on_plot(capsys, corpus, name, tmp_path):
+    _bad(capsys, ["plot", str(corpus["results"][name]), "--out", str(tmp_path)], name)
+
+
+def test_bad_output_paths_exit_2(capsys, corpus):
+    tmp = corpus["tmp"]
+    under_file = str(tmp / "a-file" / "r.npz")
+    _bad(capsys, ["run", "rocking-block", "--quick", "--out", under_file], "--out", "cannot create its folder")
+    _bad(capsys, ["run", "rocking-block", "--quick", "--out", str(corpus["files"]["folder.npz"])], "is a directory")
+    _bad(capsys, ["run", "rocking-block", "--quick", "--out", str(tmp / "ok.npz"), "--json",
+                  str(tmp / "a-file" / "s.json")], "--json")
+    _bad(capsys, ["show", "rocking-block", "--out", str(tmp / "a-file" / "x.png")], "--out")
+    _bad(capsys, ["plot", str(corpus["result"]), "--out", str(tmp / "a-file")], "--out")
+
+
+def test_unreachable_scheduler_is_a_usage_error(capsys, tmp_path):
+    _bad(capsys, ["run", "rocking-block", "--quick", "--no-progress", "--backend", "dask", "--n-jobs", "2",
+                  "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "r.npz")], "`scheduler`")
+
+
+def test_existing_checkpoint_needs_resume(tmp_path, capsys):
     out = tmp_path / "r.npz"
     ckpt = tmp_path / "r.ckpt"
     ckpt.mkdir()
     (ckpt / "manifest.json").write_text("{}")
-    with pytest.raises(SystemExit) as exc:
-        main(["run", "rocking-block", "--quick", "--no-progress", "--out", str(out)])
-    assert "--resume" in str(exc.value) or "resume it" in str(exc.value)
-    np.testing.assert_equal(out.exists(), False)
+    _bad(capsys, ["run", "rocking-block", "--quick", "--no-progress", "--out", str(out)], "resume it")
+    assert not out.exists()
+
+
+def test_result_written_into_a_directory_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
+    """The result cannot be written: the run's checkpoint stays, and --resume finishes it."""
+    import reach.result
+
+    out = tmp_path / "r.npz"
+    real = reach.result.PostImpactSet.save
+
+    def failing_save(self, path):
+        raise ValueError(f"`path` {str(path)!r} cannot be written: disk full.")
+
+    monkeypatch.setattr(reach.result.PostImpactSet, "save", failing_save)
+    args = ["run", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot",
+            "--out", str(out)]
+    assert main(args) == 1
+    assert "disk full" in capsys.readouterr().err
+    assert (tmp_path / "r.ckpt" / "manifest.json").exists()
+    monkeypatch.setattr(reach.result.PostImpactSet, "save", real)
+    assert main(args + ["--resume"]) == 0
+    assert out.exists() and not (tmp_path / "r.ckpt").exists()

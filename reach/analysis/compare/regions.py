@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["set_region", "containment", "coverage", "Containment", "Coverage", "as_points", "outline"]
+__all__ = ["set_region", "containment", "coverage", "Containment", "Coverage", "as_points", "region_outline"]
 
 
 def set_region(set_points_2d, ratio: float = 0.3, thickness: float | None = None):
@@ -103,11 +103,12 @@ def containment(outcomes_2d, set_points_2d, eps: float, *, ratio: float = 0.3,
     return Containment(float(np.mean(distances <= eps)), float(distances.max()), distances)
 
 
-def outline(region):
+def region_outline(region):
+    """The boundary curves of a shapely region (polygons give their exterior and holes)."""
     if region.geom_type == "Polygon":
         return [region.exterior]
     if region.geom_type.startswith("Multi") or region.geom_type == "GeometryCollection":
-        return [line for part in region.geoms for line in outline(part)]
+        return [line for part in region.geoms for line in region_outline(part)]
     return [region]  # LineString or Point: the geometry is its own outline
 
 
@@ -133,7 +134,7 @@ def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
 
     outcomes = as_points("outcomes_2d", outcomes_2d)
     region = set_region(set_points_2d, ratio, thickness)
-    parts = outline(region)
+    parts = region_outline(region)
     lengths = np.array([p.length for p in parts])
     samples = []
     for part, length in zip(parts, lengths):
