@@ -166,10 +166,12 @@ def certified(W, q, z, w, m, nb_, opts):
     Energy: ``dK = lambda . Jbar v + lambda^T G lambda / 2 <= 0`` with G the
     Delassus block of W (``Jbar v`` sits in ``q``), rounding allowed relative
     to the terms' magnitudes plus an energy floor ``(Jbar v)_r^2 / G_rr``.
-    Cone: each contact's cone row ``w = mu lambda_n - sum lambda_D`` may be
-    negative only by ``cone_tol`` of the velocity scale once turned into a
-    velocity (times the largest Delassus diagonal entry): a friction impulse
-    at zero normal impulse that the LCP's row scaling would hide is refused.
+    Cone: the distance of each contact's impulse ``(lambda_n, lambda_D)`` to
+    its friction cone, ``max(0, sum lambda_D - mu lambda_n) / sqrt(mu^2 + k)``,
+    turned into a velocity (times the largest Delassus diagonal entry), may be
+    at most ``cone_tol`` of the velocity scale: a friction impulse outside the
+    cone that the LCP's row scaling would hide is refused, while at mu = 1e5 a
+    friction impulse with a normal impulse 1e5 times smaller is (rightly) not.
     """
     dk = 0.0
     magnitude = 0.0
@@ -191,8 +193,11 @@ def certified(W, q, z, w, m, nb_, opts):
             magnitude += abs(t) + 0.5 * abs(lam * acc)
     if not dk <= opts.energy_rtol * magnitude:
         return False
+    k = (nb_ - m) // m
     for i in range(m):
-        if -w[m + nb_ + i] * gmax > opts.cone_tol * vscale:
+        mu = W[m + nb_ + i, m + i]
+        distance = -w[m + nb_ + i] / np.sqrt(mu * mu + k)  # impulse from (lambda_n, lambda_D) to the cone
+        if distance * gmax > opts.cone_tol * vscale:
             return False
     return True
 
