@@ -8,9 +8,9 @@ Dask cluster — and fills one set of per-sample arrays.  Every point is keyed
 by its global sample index, so the same seed gives the same set, bit for bit,
 whatever the chunking, the number of workers or the backend.
 
-Memory follows the work done, not N: a chunk is run in blocks whose caps
-take at most :data:`CAP_BUDGET` numbers, and stored paths are trimmed to the
-steps actually taken.
+Memory follows the work done, not N: a chunk is run in blocks whose caps and
+path buffers take at most :data:`CAP_BUDGET` numbers, and stored paths are
+trimmed to the steps actually taken.
 
 Long runs can write a checkpoint directory (one atomically written file per
 finished chunk plus a manifest) and resume from it; see
@@ -41,7 +41,7 @@ __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_ca
 EXTREMES_POWER = 5.0
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
 BACKENDS = ("serial", "loky", "threading", "dask")
-#: Most cap numbers (samples x N x m) drawn at once inside a chunk.
+#: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
 CAP_BUDGET = 2**21
 
 
@@ -107,7 +107,7 @@ def run_chunk(plan, start, count):
     """
     problem, settings = plan.problem, plan.settings
     N, m, nv = settings.max_steps, problem.m, problem.nv
-    block = max(1, min(count, CAP_BUDGET // (N * m)))
+    block = max(1, min(count, CAP_BUDGET // ((N + 2) * (m + nv))))  # caps and path rows of a block
     keep = max(0, min(settings.keep_paths - start, count))
     work = make_step_work(problem.lcp_size, m, nv)
     chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
@@ -123,8 +123,9 @@ def run_chunk(plan, start, count):
         for name in SAMPLE_FIELDS:
             chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))
-        paths.append(out.paths[:, :rows])
+        paths.append(out.paths[:, :rows].copy())  # a copy: the block buffer (N + 2 rows) is freed
         lengths.append(out.path_len)
+        del P, out
     rows = max((p.shape[1] for p in paths), default=0)
     chunk["paths"] = np.concatenate([np.pad(p, ((0, 0), (0, rows - p.shape[1]), (0, 0)),
                                             constant_values=np.nan) for p in paths])
@@ -320,11 +321,23 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         if bar is not None:
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
+    timing["workers"] = _workers(n_jobs, todo) if backend != "serial" else 1
     timing["resumed_samples"] = settings.n_samples - sum(c for _, c in todo)
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
     if ckpt is not None and not keep_checkpoint:
         ckpt.remove()
+    warn_if_thin(result)
     return result
+
+
+def warn_if_thin(result):
+    """Warn (:class:`reach.result.SamplingWarning`) when a set is empty or most samples were dropped."""
+    import warnings
+
+    from reach.result import SamplingWarning, SetStatus
+
+    if result.status in (SetStatus.EMPTY, SetStatus.FEW_KEPT):
+        warnings.warn(result.message, SamplingWarning, stacklevel=3)
 
 
 def _progress_bar(total, initial):
@@ -416,4 +429,5 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
                                        timing=acc.timing(wall0, n_jobs, backend))
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
+    warn_if_thin(result)
     return result

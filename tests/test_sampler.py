@@ -201,3 +201,54 @@ def test_mixed_caps_alternate_uniform_and_extreme_by_index():
     index = np.arange(5, 105)
     np.testing.assert_array_equal(x[index % 2 == 0], u[index % 2 == 0])
     np.testing.assert_array_equal(x[index % 2 == 1], e[index % 2 == 1])
+
+
+def test_memory_follows_the_work_not_max_steps():
+    """Caps are drawn in blocks and stored paths are trimmed: N = 20000 costs what N = 10 costs."""
+    import tracemalloc
+
+    p = hand_rocking_block()
+    sample_post_impact_set(p, 64, 0.3, 20_000, sequence="uniform", keep_paths=64)  # compile outside
+    tracemalloc.start()
+    result = sample_post_impact_set(p, 512, 0.3, 20_000, sequence="uniform", keep_paths=512)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # all caps at once would be 512 x 20000 x 2 doubles = 164 MB, all paths 246 MB
+    assert peak < 40e6, f"peak {peak / 1e6:.0f} MB"
+    assert len(result.paths) == 512 and max(len(q) for q in result.paths) < 20
+
+
+def test_workers_are_capped_at_the_cores_and_the_chunks():
+    import os
+
+    r = sample_post_impact_set(hand_rocking_block(), 2048, 0.3, 10, chunk_size=1024, n_jobs=64)
+    assert r.metadata["workers"] == min(os.cpu_count() or 1, 2)
+
+
+def test_limits_are_checked_up_front_with_the_argument_named():
+    p = hand_rocking_block()
+    with pytest.raises(ValueError, match="`max_steps` must be an integer between 1 and 100,000"):
+        sample_post_impact_set(p, 16, 0.3, 10**6)
+    with pytest.raises(ValueError, match="Sobol dimensions"):
+        sample_post_impact_set(p, 16, 0.3, 50_000)
+    with pytest.raises(ValueError, match="`friction_directions` must be at most 64"):
+        ImpactProblem(np.eye(3), [[0, 1, 0]], [[1, 0, 0], [0, 0, 1]], 0.5, [0, -1, 0],
+                      friction_directions=10**6)
+    with pytest.raises(TypeError, match="`M` must be real"):
+        ImpactProblem(np.eye(2) * (1 + 1j), [[0, 1]], [[1, 0]], 0.5, [0, -1])
+    with pytest.raises(TypeError, match="`problem` must be an ImpactProblem"):
+        sample_post_impact_set({"M": 1}, 16, 0.3, 10)
+
+
+def test_an_empty_set_says_so_and_names_h_and_N():
+    """Frictionless, nearly opposed normals with a tiny h: no sample ends non-colliding in N steps."""
+    from reach import SetStatus
+    from reach.result import SamplingWarning
+
+    p = ImpactProblem(np.eye(2), [[0.0, 1.0], [0.05, -1.0]], [[1.0, 0.0], [1.0, 0.05]], 0.0, [0.0, -1.0])
+    with pytest.warns(SamplingWarning, match=r"the set is empty: none of 256 samples .* h = 1e-06, N = 2"):
+        result = sample_post_impact_set(p, 256, 1e-6, 2)
+    assert not result.success and result.status == SetStatus.EMPTY and len(result) == 0
+    assert "raise `max_steps`" in result.message
+    summary = result.summary()
+    assert summary["status"] == "EMPTY" and summary["kept"] == 0
