@@ -72,6 +72,23 @@ def _as_float_array(name, value, ndim):
     return arr
 
 
+def _check_mass_matrix(M):
+    """``M`` symmetrized, and its Cholesky factor; a ValueError unless symmetric positive definite."""
+    scale = np.max(np.abs(M))
+    if scale == 0 or np.max(np.abs(M - M.T)) > 1e-10 * scale:
+        raise ValueError("`M` must be symmetric; its largest asymmetry is "
+                         f"{np.max(np.abs(M - M.T)):.3g} on a scale of {scale:.3g}.")
+    M = 0.5 * (M + M.T)
+    try:
+        chol = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ValueError("`M` must be positive definite; its Cholesky factorization failed.") from None
+    eig = np.linalg.eigvalsh(M)
+    if eig[0] <= 1e-13 * eig[-1]:
+        raise ValueError(f"`M` must be positive definite; its condition number is {eig[-1] / max(eig[0], 1e-300):.3g}.")
+    return M, chol
+
+
 def friction_directions_matrix(k):
     """Unit friction directions ``D`` (2, k) evenly spaced in the tangent plane."""
     angles = 2.0 * np.pi * np.arange(k) / k
@@ -170,19 +187,7 @@ class ImpactProblem:
         if np.any(mu < 0):
             raise ValueError(f"`mu` must be >= 0; got {mu.tolist()}.")
 
-        scale = np.max(np.abs(M))
-        if scale == 0 or np.max(np.abs(M - M.T)) > 1e-10 * scale:
-            raise ValueError("`M` must be symmetric; its largest asymmetry is "
-                             f"{np.max(np.abs(M - M.T)):.3g} on a scale of {scale:.3g}.")
-        M = 0.5 * (M + M.T)
-        try:
-            chol = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
-            raise ValueError("`M` must be positive definite; its Cholesky factorization failed.") from None
-        eig = np.linalg.eigvalsh(M)
-        if eig[0] <= 1e-13 * eig[-1]:
-            raise ValueError(f"`M` must be positive definite; its condition number is {eig[-1] / max(eig[0], 1e-300):.3g}.")
-
+        M, chol = _check_mass_matrix(M)
         row_norms = np.linalg.norm(Jn, axis=1)
         zero_rows = np.flatnonzero(row_norms == 0)
         if zero_rows.size:

@@ -188,7 +188,8 @@ def test_lemke_matches_enumeration_on_random_routh_and_anitescu_lcps(seed):
 
 
 def test_all_solutions_finds_every_solution_of_a_nonunique_lcp():
-    # M = [[0, 1], [1, 0]], q = [-1, -1] has z = (1, 1) only; M = -I style games have several.
+    # M = [[1, 2], [2, 1]], q = [-1, -1]: z = (1, 0) and (0, 1) (one contact takes it all, w = (0, 1)),
+    # and the interior z = (1/3, 1/3) with w = 0.
     M = np.array([[1.0, 2.0], [2.0, 1.0]])
     q = np.array([-1.0, -1.0])
     sols = all_solutions(M, q)

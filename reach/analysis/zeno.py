@@ -318,6 +318,56 @@ def _pivot_state(block: ZenoBlock, pivot_x: float, theta, theta_dot, pivot: int)
     return q, v
 
 
+def _impact_piece(block, q, v, impulse_q, other, s_start, t_at, big_a, big_b, n_impact):
+    """The grid of one time-frozen impact at corner ``other``: s, t, q, v, rates, impulses, phase."""
+    frac = np.linspace(0.0, 1.0, n_impact)
+    dv = np.linalg.inv(block.mass_matrix) @ block.jacobian(q[2], other).T @ impulse_q
+    n = len(frac)
+    one, zero = np.ones(n), np.zeros(n)
+    return (s_start + frac * impulse_q[1], np.full(n, t_at), np.repeat(q[None], n, 0), v + frac[:, None] * dv,
+            zero, one if other == 0 else zero, one if other == 1 else zero,
+            big_a + (frac * impulse_q[1] if other == 0 else zero),
+            big_b + (frac * impulse_q[1] if other == 1 else zero),
+            np.full(n, 3 if other == 0 else 1))
+
+
+def _geometric_tail(block, omega, pivot, big_a, big_b, ratios, durations_s, durations_t, omegas):
+    """Sum the half-cycles below the cut-off analytically: (tail time, tail s, rate ratio, Lambda_A, Lambda_B).
+
+    Uniformly decelerated pendulum ``T(omega) = 2 omega I_P / (m g r_x(0))``; each
+    impact scales omega by the measured ratio; the tail's impulse is split
+    between the corners (even half-cycles pivot on ``pivot``, odd on the other).
+    """
+    m, g = block.mass, block.gravity
+    ratio = float(np.mean(ratios))
+    r_x0 = 0.5 * block.width
+    tail_omega_sum = omega / (1.0 - ratio)
+    tail_time = 2.0 * block.pivot_inertia / (m * g * r_x0) * tail_omega_sum
+    # Λn,Q / ω of the impacts (homogeneous in ω; 0.85 m for the paper's block).
+    impact_per_omega = float(np.mean([(ds - (1 + m * g) * dt + 2 * m * r_x0 * w) / w
+                                      for ds, dt, w in zip(durations_s, durations_t, omegas)]))
+    tail_s = (1 + m * g) * tail_time + (impact_per_omega - 2 * m * r_x0) * tail_omega_sum
+    pend = (m * g * 2.0 * block.pivot_inertia / (m * g * r_x0) - 2 * m * r_x0) * omega
+    even, odd = 1.0 / (1.0 - ratio**2), ratio / (1.0 - ratio**2)
+    tail_pivot = pend * even + impact_per_omega * omega * odd
+    tail_other = pend * odd + impact_per_omega * omega * even
+    big_a += tail_pivot if pivot == 0 else tail_other
+    big_b += tail_pivot if pivot == 1 else tail_other
+    return tail_time, tail_s, ratio, big_a, big_b
+
+
+def _rest_piece(block, pivot, pivot_x, t_star, s_star, big_a, big_b, rest_time):
+    """The resting continuation past the accumulation point: λn = m g / 2 at each corner."""
+    m, g = block.mass, block.gravity
+    tau = np.linspace(0.0, rest_time, 20)
+    q_rest = np.array([pivot_x + (0.5 if pivot == 0 else -0.5) * block.width, 0.5 * block.height, 0.0])
+    n = len(tau)
+    half = 0.5 * m * g
+    return (s_star + (1 + m * g) * tau, t_star + tau, np.repeat(q_rest[None], n, 0),
+            np.zeros((n, 3)), np.full(n, 1 / (1 + m * g)), np.full(n, half / (1 + m * g)),
+            np.full(n, half / (1 + m * g)), big_a + half * tau, big_b + half * tau, np.full(n, REST))
+
+
 def zeno_block(omega0: float = 1.0, *, block: ZenoBlock | None = None, n_pendulum: int = 200,
                n_impact: int = 20, tail_omega: float = 1e-6, rest_time: float = 0.5,
                max_plot_half_cycles: int = 40) -> ZenoTrajectory:
@@ -348,15 +398,10 @@ def zeno_block(omega0: float = 1.0, *, block: ZenoBlock | None = None, n_pendulu
     if not np.isfinite(omega0) or omega0 <= 0:
         raise ValueError(f"`omega0` must be a positive finite rate; got {omega0!r}.")
     m, g = block.mass, block.gravity
-    pieces = []
-    omegas, durations_t, durations_s = [], [], []
+    pieces, omegas, durations_t, durations_s = [], [], [], []
     ratios, impact_mu, pendulum_mu, e_before, e_after = [], [], [], [], []
-    t0 = s0 = 0.0
-    big_a = big_b = 0.0
-    pivot, pivot_x = 0, -0.5 * block.width
-    omega = omega0
-    apex = None
-    k = 0
+    t0 = s0 = big_a = big_b = 0.0
+    pivot, pivot_x, omega, apex, k = 0, -0.5 * block.width, omega0, None, 0
     while omega > tail_omega * omega0:
         duration, tau, theta, theta_dot, apex_k = _pendulum(block, omega, pivot, n_pendulum)
         q, v = _pivot_state(block, pivot_x, theta, theta_dot, pivot)
@@ -389,20 +434,12 @@ def zeno_block(omega0: float = 1.0, *, block: ZenoBlock | None = None, n_pendulu
         ratios.append(v_post[2] / v[-1, 2])
         e_before.append(block.energy(q[-1], v[-1]))
         e_after.append(block.energy(q[-1], v_post))
-        frac = np.linspace(0.0, 1.0, n_impact)
         big_a, big_b = ia[-1], ib[-1]
-        Minv = np.linalg.inv(block.mass_matrix)
-        dv = Minv @ block.jacobian(q[-1, 2], other).T @ impulse_q
-        v_imp = v[-1] + frac[:, None] * dv
-        s_imp = s_grid[-1] + frac * impulse_q[1]
-        n = len(frac)
+        piece = _impact_piece(block, q[-1], v[-1], impulse_q, other, s_grid[-1], t0 + duration, big_a, big_b,
+                              n_impact)
+        s_imp = piece[0]
         if k < max_plot_half_cycles:
-            one, zero = np.ones(n), np.zeros(n)
-            pieces.append((s_imp, np.full(n, t0 + duration), np.repeat(q[-1:], n, 0), v_imp,
-                           zero, one if other == 0 else zero, one if other == 1 else zero,
-                           big_a + (frac * impulse_q[1] if other == 0 else zero),
-                           big_b + (frac * impulse_q[1] if other == 1 else zero),
-                           np.full(n, 3 if other == 0 else 1)))
+            pieces.append(piece)
         if other == 0:
             big_a += impulse_q[1]
         else:
@@ -416,33 +453,10 @@ def zeno_block(omega0: float = 1.0, *, block: ZenoBlock | None = None, n_pendulu
         pivot, omega = other, abs(v_post[2])
         k += 1
 
-    # Geometric tail: uniformly decelerated pendulum T(ω) = 2ω I_P / (m g r_x(0)).
-    ratio = float(np.mean(ratios))
-    r_x0 = 0.5 * block.width
-    tail_omega_sum = omega / (1.0 - ratio)
-    tail_time = 2.0 * block.pivot_inertia / (m * g * r_x0) * tail_omega_sum
-    # Λn,Q / ω of the impacts (homogeneous in ω; 0.85 m for the paper's block).
-    impact_per_omega = float(np.mean([(ds - (1 + m * g) * dt + 2 * m * r_x0 * w) / w
-                                      for ds, dt, w in zip(durations_s, durations_t, omegas)]))
-    tail_s = (1 + m * g) * tail_time + (impact_per_omega - 2 * m * r_x0) * tail_omega_sum
+    tail_time, tail_s, ratio, big_a, big_b = _geometric_tail(block, omega, pivot, big_a, big_b, ratios,
+                                                             durations_s, durations_t, omegas)
     t_star, s_star = t0 + tail_time, s0 + tail_s
-    # Split the tail's impulse: even tail half-cycles pivot on `pivot`, odd on the other.
-    pend = (m * g * 2.0 * block.pivot_inertia / (m * g * r_x0) - 2 * m * r_x0) * omega
-    even, odd = 1.0 / (1.0 - ratio**2), ratio / (1.0 - ratio**2)
-    tail_pivot = pend * even + impact_per_omega * omega * odd
-    tail_other = pend * odd + impact_per_omega * omega * even
-    big_a += tail_pivot if pivot == 0 else tail_other
-    big_b += tail_pivot if pivot == 1 else tail_other
-
-    # Resting continuation past the accumulation point: λn = m g / 2 at each corner.
-    tau = np.linspace(0.0, rest_time, 20)
-    q_rest = np.array([pivot_x + (0.5 if pivot == 0 else -0.5) * block.width, 0.5 * block.height, 0.0])
-    n = len(tau)
-    half = 0.5 * m * g
-    pieces.append((s_star + (1 + m * g) * tau, t_star + tau, np.repeat(q_rest[None], n, 0),
-                   np.zeros((n, 3)), np.full(n, 1 / (1 + m * g)), np.full(n, half / (1 + m * g)),
-                   np.full(n, half / (1 + m * g)), big_a + half * tau, big_b + half * tau,
-                   np.full(n, REST)))
+    pieces.append(_rest_piece(block, pivot, pivot_x, t_star, s_star, big_a, big_b, rest_time))
     cols = [np.concatenate(c) for c in zip(*pieces)]
     s, t, q, v, t_rate, lam_a, lam_b, imp_a, imp_b, phase = cols
     return ZenoTrajectory(

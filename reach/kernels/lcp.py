@@ -216,6 +216,10 @@ def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
 def lemke_kernel(Ms, qs, d, opts, T, basis, z):
     """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``; no allocation.
 
+    It is one kernel on purpose: the pivot loop and its degenerate exit share
+    the tableau state, and splitting them would pass that state back and forth
+    on every pivot.
+
     Parameters
     ----------
     Ms : (n, n) float64, the (equilibrated) matrix

@@ -47,7 +47,7 @@ def stream_state(seed, stream, index):
 @nb.njit(cache=True)
 def uniform_at(state, coordinate):
     """A uniform number in [0, 1) for ``coordinate`` of a :func:`stream_state`."""
-    x = splitmix64(state ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
+    x = splitmix64(np.uint64(state) ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
     return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 

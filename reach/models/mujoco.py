@@ -78,13 +78,13 @@ Examples
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from reach.models.mujoco_model import (body_velocity, data_at, full_mass_matrix, load_model, raised_margins,
+                                       urdf_model)
 from reach.problem import ImpactProblem
 
 try:
@@ -188,179 +188,6 @@ class MujocoImpact:
         return np.einsum("mij,...j->...mi", J, V)
 
 
-# ---------------------------------------------------------------------- model loading
-def _is_xml_text(path_or_xml):
-    return isinstance(path_or_xml, str) and path_or_xml.lstrip().startswith("<")
-
-
-def _is_urdf(path_or_xml):
-    if _is_xml_text(path_or_xml):
-        text = path_or_xml.lstrip()
-        # skip an XML declaration and comments
-        while text.startswith("<?") or text.startswith("<!--"):
-            end = text.find("?>") + 2 if text.startswith("<?") else text.find("-->") + 3
-            text = text[end:].lstrip()
-        return text.startswith("<robot")
-    return str(path_or_xml).lower().endswith(".urdf")
-
-
-def load_model(path_or_xml):
-    """An ``MjModel`` from an MJCF file path or XML string (URDF: see :func:`urdf_model`)."""
-    if _is_urdf(path_or_xml):
-        return urdf_model(path_or_xml)
-    if _is_xml_text(path_or_xml):
-        return mujoco.MjModel.from_xml_string(path_or_xml)
-    path = Path(os.fspath(path_or_xml))
-    if not path.exists():
-        raise ValueError(f"`path_or_xml` {str(path)!r} is neither an existing file nor XML text.")
-    return mujoco.MjModel.from_xml_path(str(path))
-
-
-def urdf_model(path_or_xml, *, floating_base=True, floor_height=0.0, floor_friction=1.0):
-    """Load a URDF through ``MjSpec``, give its root links a free joint and add a floor.
-
-    Parameters
-    ----------
-    path_or_xml : str or path
-        URDF file or text.  Meshes are resolved by MuJoCo relative to the
-        file (``package://`` URIs are not resolved).
-    floating_base : bool
-        Give every root link (a child of the world without a joint) a free
-        joint; MuJoCo's URDF import otherwise welds it to the world.
-    floor_height : float or None
-        Height of a plane geom ``floor`` (normal +z) added to the world; None
-        for no floor.
-    floor_friction : float
-        Its sliding friction.
-
-    Returns
-    -------
-    mujoco.MjModel
-    """
-    if _is_xml_text(path_or_xml):
-        spec = mujoco.MjSpec.from_string(path_or_xml)
-    else:
-        path = Path(os.fspath(path_or_xml))
-        if not path.exists():
-            raise ValueError(f"`path_or_xml` {str(path)!r} is neither an existing file nor URDF text.")
-        spec = mujoco.MjSpec.from_file(str(path))
-    if floating_base:
-        spec.compiler.fusestatic = False  # keep the root link a body of its own
-        for body in spec.worldbody.bodies:
-            if len(body.joints) == 0:
-                body.add_freejoint()
-    if floor_height is not None:
-        spec.worldbody.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.0, 0.0, 1.0],
-                                pos=[0.0, 0.0, float(floor_height)],
-                                friction=[float(floor_friction), 0.005, 0.0001])
-    return spec.compile()
-
-
-def data_at(model, qpos, qvel):
-    qpos = np.asarray(qpos, dtype=float).ravel()
-    qvel = np.asarray(qvel, dtype=float).ravel()
-    if qpos.shape != (model.nq,):
-        raise ValueError(f"`qpos` must have nq = {model.nq} entries; got {qpos.shape[0]}.")
-    if qvel.shape != (model.nv,):
-        raise ValueError(f"`qvel` must have nv = {model.nv} entries; got {qvel.shape[0]}.")
-    data = mujoco.MjData(model)
-    data.qpos[:] = qpos
-    data.qvel[:] = qvel
-    return data
-
-
-def problem_from_mjcf(path_or_xml, qpos, qvel, **options):
-    """:func:`problem_from_mujoco` for an MJCF file or string at ``qpos``, ``qvel``."""
-    model = load_model(path_or_xml)
-    return problem_from_mujoco(model, data_at(model, qpos, qvel), **options)
-
-
-def problem_from_urdf(path_or_xml, qpos, qvel, *, floating_base=True, floor_height=0.0,
-                      floor_friction=1.0, **options):
-    """:func:`problem_from_mujoco` for a URDF (see :func:`urdf_model`) at ``qpos``, ``qvel``.
-
-    With ``floating_base`` the free joint's 7 ``qpos`` (position, unit
-    quaternion w-x-y-z) and 6 ``qvel`` come first.
-    """
-    model = urdf_model(path_or_xml, floating_base=floating_base, floor_height=floor_height,
-                       floor_friction=floor_friction)
-    return problem_from_mujoco(model, data_at(model, qpos, qvel), **options)
-
-
-# ---------------------------------------------------------------------- mass matrix
-def full_mass_matrix(model, data):
-    """Dense joint-space inertia ``M`` (nv, nv) at ``data``'s state (``mj_forward`` done).
-
-    ``mj_fullM`` takes ``(m, dst, qM)`` up to MuJoCo 3.9 and ``(m, d, dst)``
-    from 3.10 on, when ``MjData.qM`` also began to go (gone in 3.11).  Both
-    are tried; if neither works, ``M`` is assembled column by column with
-    ``mj_mulM``, whose signature has not changed.
-    """
-    nv = model.nv
-    M = np.zeros((nv, nv))
-    try:
-        mujoco.mj_fullM(model, data, M)  # MuJoCo >= 3.10
-    except TypeError:
-        try:
-            mujoco.mj_fullM(model, M, data.qM)  # MuJoCo < 3.10
-        except (TypeError, AttributeError):
-            unit, column = np.zeros(nv), np.zeros(nv)
-            for j in range(nv):
-                unit[:] = 0.0
-                unit[j] = 1.0
-                mujoco.mj_mulM(model, data, column, unit)
-                M[:, j] = column
-    return 0.5 * (M + M.T)
-
-
-# ---------------------------------------------------------------------- velocities
-def body_velocity(model, data, body, V):
-    """World-frame velocity of a body's centre of mass for generalized velocities ``V``.
-
-    Parameters
-    ----------
-    model, data
-        ``data`` at the configuration of interest (kinematics computed).
-    body : int or str
-    V : array_like, shape (..., nv)
-
-    Returns
-    -------
-    ndarray, shape (..., 6)
-        ``[linear velocity of the COM, angular velocity]``, both in the world
-        frame -- free of the free joint's mixed world/body convention.
-    """
-    body_id = body if isinstance(body, (int, np.integer)) else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
-    if body_id < 0 or body_id >= model.nbody:
-        raise ValueError(f"`body` {body!r} is not a body of the model.")
-    jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
-    mujoco.mj_jacBodyCom(model, data, jacp, jacr, int(body_id))
-    return np.asarray(V, dtype=float) @ np.vstack([jacp, jacr]).T
-
-
-# ---------------------------------------------------------------------- contacts
-class raised_margins:
-    """Context: every geom, pair and override margin at least ``margin``; restored on exit."""
-
-    def __init__(self, model, margin):
-        self.model, self.margin = model, margin
-
-    def __enter__(self):
-        m = self.model
-        self.saved = (m.geom_margin.copy(), m.pair_margin.copy(), float(m.opt.o_margin))
-        np.maximum(m.geom_margin, self.margin, out=m.geom_margin)
-        if m.npair:
-            np.maximum(m.pair_margin, self.margin, out=m.pair_margin)
-        m.opt.o_margin = max(m.opt.o_margin, self.margin)
-        return m
-
-    def __exit__(self, *exc):
-        m = self.model
-        m.geom_margin[:], m.pair_margin[:] = self.saved[0], self.saved[1]
-        m.opt.o_margin = self.saved[2]
-        return False
-
-
 def _name(model, obj, index, fallback):
     name = mujoco.mj_id2name(model, obj, index)
     return name if name else f"{fallback}{index}"
@@ -425,6 +252,85 @@ def _dedupe(jacobians, normals):
     return groups
 
 
+def _read_contacts(model, data, dist_tol, torsional_friction):
+    """Every contact within ``dist_tol`` (with margins raised meanwhile) as a dict, and the mass matrix."""
+    with raised_margins(model, 2.0 * dist_tol + 1e-12):
+        mujoco.mj_forward(model, data)
+        raw = []
+        for index in range(data.ncon):
+            c = data.contact[index]
+            if c.dist > dist_tol or c.exclude >= 2:
+                continue
+            g0, g1 = _contact_geoms(c)
+            if g0 < 0 or g1 < 0:
+                raise ValueError(f"contact {index} involves a flex; flex contacts are not supported.")
+            names = tuple(_name(model, mujoco.mjtObj.mjOBJ_GEOM, g, "geom") for g in (g0, g1))
+            mu = _contact_mu(index, c, "|".join(names), torsional_friction)
+            b0, b1 = int(model.geom_bodyid[g0]), int(model.geom_bodyid[g1])
+            point = np.array(c.pos, dtype=float)
+            jacobian = np.zeros((3, model.nv))
+            for body, sign in ((b1, 1.0), (b0, -1.0)):
+                if body == 0:
+                    continue
+                jacp = np.zeros((3, model.nv))
+                mujoco.mj_jac(model, data, jacp, None, point, body)
+                jacobian += sign * jacp
+            frame = np.array(c.frame, dtype=float).reshape(3, 3)
+            raw.append(dict(index=index, geom=(g0, g1), body=(b0, b1), names=names, point=point,
+                            frame=frame, dist=float(c.dist), mu=mu, condim=int(c.dim), jacobian=jacobian))
+        M = full_mass_matrix(model, data)
+    mujoco.mj_forward(model, data)  # leave data as the unmodified model computes it
+    if not raw:
+        raise ValueError(f"no contact within `dist_tol` = {dist_tol:g} m at this state "
+                         f"(MuJoCo found {data.ncon} contacts with the model's own margins).")
+    if model.neq and np.any(data.eq_active if hasattr(data, "eq_active") else model.eq_active0):
+        warnings.warn("the model has active equality constraints; they are not part of the impact problem.",
+                      stacklevel=3)
+    return raw, M
+
+
+def _merge_coincident(raw):
+    """One contact per group of coincident ones (same Jacobian and normal), keeping the first's friction."""
+    kept = []
+    for group in _dedupe([r["jacobian"] for r in raw], [r["frame"][0] for r in raw]):
+        first = raw[group[0]]
+        mus = {raw[i]["mu"] for i in group}
+        if len(mus) > 1:
+            warnings.warn(f"coincident contacts {[raw[i]['index'] for i in group]} have different friction "
+                          f"{sorted(mus)}; using the first's.", stacklevel=3)
+        kept.append(dict(first, merged=tuple(raw[i]["index"] for i in group)))
+    return kept
+
+
+def _contact_rows(kept, plane):
+    """Normal and tangential Jacobian rows and :class:`MujocoContact` records, named by geom pair."""
+    rows_n, rows_t, contacts = [], [], []
+    pair_counts = {}
+    for r in kept:
+        pair_counts[r["names"]] = pair_counts.get(r["names"], 0) + 1
+    pair_seen = {}
+    for r in kept:
+        n = r["frame"][0]
+        if plane is not None:
+            t = np.cross(plane, n)
+            tangents = (t / np.linalg.norm(t))[None, :]
+        else:
+            tangents = r["frame"][1:3]
+        rows_n.append(n @ r["jacobian"])
+        rows_t.extend(tangents @ r["jacobian"])
+        base = "|".join(r["names"])
+        if pair_counts[r["names"]] > 1:
+            k = pair_seen.get(r["names"], 0)
+            pair_seen[r["names"]] = k + 1
+            base = f"{base}:{k}"
+        jac = r["jacobian"].copy()
+        jac.setflags(write=False)
+        contacts.append(MujocoContact(name=base, geom=r["geom"], body=r["body"], position=r["point"],
+                                      normal=n.copy(), tangents=tangents.copy(), distance=r["dist"],
+                                      mu=r["mu"], condim=r["condim"], merged=r["merged"], jacobian=jac))
+    return rows_n, rows_t, contacts
+
+
 def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_directions=8,
                        torsional_friction="error"):
     """Read the impact problem at ``data``'s state; see the module docstring.
@@ -458,81 +364,15 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
     if model.nv == 0:
         raise ValueError("`model` has no degrees of freedom.")
 
-    with raised_margins(model, 2.0 * dist_tol + 1e-12):
-        mujoco.mj_forward(model, data)
-        raw = []
-        for index in range(data.ncon):
-            c = data.contact[index]
-            if c.dist > dist_tol or c.exclude >= 2:
-                continue
-            g0, g1 = _contact_geoms(c)
-            if g0 < 0 or g1 < 0:
-                raise ValueError(f"contact {index} involves a flex; flex contacts are not supported.")
-            names = tuple(_name(model, mujoco.mjtObj.mjOBJ_GEOM, g, "geom") for g in (g0, g1))
-            mu = _contact_mu(index, c, "|".join(names), torsional_friction)
-            b0, b1 = int(model.geom_bodyid[g0]), int(model.geom_bodyid[g1])
-            point = np.array(c.pos, dtype=float)
-            jacobian = np.zeros((3, model.nv))
-            for body, sign in ((b1, 1.0), (b0, -1.0)):
-                if body == 0:
-                    continue
-                jacp = np.zeros((3, model.nv))
-                mujoco.mj_jac(model, data, jacp, None, point, body)
-                jacobian += sign * jacp
-            frame = np.array(c.frame, dtype=float).reshape(3, 3)
-            raw.append(dict(index=index, geom=(g0, g1), body=(b0, b1), names=names, point=point,
-                            frame=frame, dist=float(c.dist), mu=mu, condim=int(c.dim), jacobian=jacobian))
-        M = full_mass_matrix(model, data)
-    mujoco.mj_forward(model, data)  # leave data as the unmodified model computes it
-
-    if not raw:
-        raise ValueError(f"no contact within `dist_tol` = {dist_tol:g} m at this state "
-                         f"(MuJoCo found {data.ncon} contacts with the model's own margins).")
-    if model.neq and np.any(data.eq_active if hasattr(data, "eq_active") else model.eq_active0):
-        warnings.warn("the model has active equality constraints; they are not part of the impact problem.",
-                      stacklevel=2)
-
-    groups = _dedupe([r["jacobian"] for r in raw], [r["frame"][0] for r in raw])
-    kept = []
-    for group in groups:
-        first = raw[group[0]]
-        mus = {raw[i]["mu"] for i in group}
-        if len(mus) > 1:
-            warnings.warn(f"coincident contacts {[raw[i]['index'] for i in group]} have different friction "
-                          f"{sorted(mus)}; using the first's.", stacklevel=2)
-        kept.append(dict(first, merged=tuple(raw[i]["index"] for i in group)))
-
+    raw, M = _read_contacts(model, data, dist_tol, torsional_friction)
+    kept = _merge_coincident(raw)
     normals = [r["frame"][0] for r in kept]
     jacobians = [r["jacobian"] for r in kept]
     plane = None if planar is False else _plane_of(jacobians, normals)
     if planar is True and plane is None:
         raise ValueError("`planar=True` but the contact-point velocities do not lie in one plane containing "
                          "the contact normals; use planar=None or False.")
-
-    rows_n, rows_t, contacts = [], [], []
-    pair_counts = {}
-    for r in kept:
-        pair_counts[r["names"]] = pair_counts.get(r["names"], 0) + 1
-    pair_seen = {}
-    for r in kept:
-        n = r["frame"][0]
-        if plane is not None:
-            t = np.cross(plane, n)
-            tangents = (t / np.linalg.norm(t))[None, :]
-        else:
-            tangents = r["frame"][1:3]
-        rows_n.append(n @ r["jacobian"])
-        rows_t.extend(tangents @ r["jacobian"])
-        base = "|".join(r["names"])
-        if pair_counts[r["names"]] > 1:
-            k = pair_seen.get(r["names"], 0)
-            pair_seen[r["names"]] = k + 1
-            base = f"{base}:{k}"
-        jac = r["jacobian"].copy()
-        jac.setflags(write=False)
-        contacts.append(MujocoContact(name=base, geom=r["geom"], body=r["body"], position=r["point"],
-                                      normal=n.copy(), tangents=tangents.copy(), distance=r["dist"],
-                                      mu=r["mu"], condim=r["condim"], merged=r["merged"], jacobian=jac))
+    rows_n, rows_t, contacts = _contact_rows(kept, plane)
     problem = ImpactProblem(M, np.array(rows_n), np.array(rows_t), [c.mu for c in contacts],
                             np.array(data.qvel, dtype=float),
                             friction_directions=None if plane is not None else friction_directions,
@@ -541,6 +381,25 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
                         np.array(data.qvel, dtype=float))
 
 
+def problem_from_mjcf(path_or_xml, qpos, qvel, **options):
+    """:func:`problem_from_mujoco` for an MJCF file or string at ``qpos``, ``qvel``."""
+    model = load_model(path_or_xml)
+    return problem_from_mujoco(model, data_at(model, qpos, qvel), **options)
+
+
+def problem_from_urdf(path_or_xml, qpos, qvel, *, floating_base=True, floor_height=0.0,
+                      floor_friction=1.0, **options):
+    """:func:`problem_from_mujoco` for a URDF (see :func:`urdf_model`) at ``qpos``, ``qvel``.
+
+    With ``floating_base`` the free joint's 7 ``qpos`` (position, unit
+    quaternion w-x-y-z) and 6 ``qvel`` come first.
+    """
+    model = urdf_model(path_or_xml, floating_base=floating_base, floor_height=floor_height,
+                       floor_friction=floor_friction)
+    return problem_from_mujoco(model, data_at(model, qpos, qvel), **options)
+
+
+# ---------------------------------------------------------------------- mass matrix
 def problem_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_directions=8,
                         torsional_friction="error"):
     """The :class:`~reach.ImpactProblem` at ``data``'s state (see :func:`impact_from_mujoco`)."""

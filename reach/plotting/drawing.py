@@ -73,54 +73,12 @@ def _velocity_arrows(scenario, model, q, velocity, scale):
     return out
 
 
-def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True, title=None):
-    """Draw a scenario's configuration at impact.
+def _draw_walls(ax, model, bounds, scale, lw):
+    """Each wall: its boundary line and a hatched band on the solid side."""
+    from matplotlib.patches import Polygon
 
-    Parameters
-    ----------
-    scenario : Scenario
-        Anything with ``model``, ``q``, ``v``, ``contacts``, ``contact_labels``,
-        ``arrows`` and ``title`` (see :class:`scenarios.Scenario`).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw into; a new figure is made if omitted.
-    velocity : array_like, shape (nv,), optional
-        Generalized velocity whose point velocities are drawn as arrows at
-        ``scenario.arrows`` (default ``scenario.v``; ``False`` draws none).
-    label_contacts : bool
-        Mark the contact points and label them A, B, ...
-    title : str, optional
-        Axes title (default ``scenario.title``; ``""`` for none).
+    from reach.models.planar import wall_segment
 
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Circle, Polygon
-
-    from reach.models.planar import bounding_box, outlines, wall_segment
-
-    model, q = scenario.model, np.asarray(scenario.q, dtype=float)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.0, 4.0))
-    items = outlines(model, q)
-    contacts = model.contacts(q, list(scenario.contacts))
-    xmin, xmax, ymin, ymax = bounding_box(items)
-    for c in contacts:
-        xmin, xmax = min(xmin, c.point[0]), max(xmax, c.point[0])
-        ymin, ymax = min(ymin, c.point[1]), max(ymax, c.point[1])
-    scale = max(xmax - xmin, ymax - ymin, 1e-3)
-    arrows = _velocity_arrows(scenario, model, q, velocity, scale)
-    for tail, tip, _ in arrows:
-        xmin, xmax = min(xmin, tail[0], tip[0]), max(xmax, tail[0], tip[0])
-        ymin, ymax = min(ymin, tail[1], tip[1]), max(ymax, tail[1], tip[1])
-    scale = max(xmax - xmin, ymax - ymin, 1e-3)
-    pad = 0.15 * scale
-    bounds = (xmin - pad, xmax + pad, ymin - pad, ymax + pad)
-    faces, edges = _body_colors(model)
-    lw = 1.5
-
-    # Walls: the boundary line and a hatched band on the solid side.
     band = 0.07 * scale
     for wall in model.walls:
         seg = wall_segment(wall, bounds)
@@ -131,7 +89,12 @@ def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True,
                              zorder=1))
         ax.plot(seg[:, 0], seg[:, 1], color="0.15", lw=lw, zorder=2)
 
-    # Bodies.
+
+def _draw_bodies(ax, model, q, items, lw):
+    """Bodies filled in their colours, revolute joints as open circles, point masses sized by mass."""
+    from matplotlib.patches import Circle, Polygon
+
+    faces, edges = _body_colors(model)
     for item in items:
         face, edge = faces[item.body], edges[item.body]
         if item.kind == "box":
@@ -156,19 +119,24 @@ def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True,
             size = 4.0 + 5.0 * np.sqrt(item.mass / biggest)
             ax.plot(*item.points[0], "o", color="0.1", ms=size, mec="white", mew=0.8, zorder=6)
 
-    # Contacts, labelled away from the wall (or, between bodies, away from the middle of the scene).
-    if label_contacts:
-        centre = model.center_of_mass(q) if model.total_mass > 0 else np.array([xmin + xmax, ymin + ymax]) / 2
-        for c, label in zip(contacts, scenario.contact_labels):
-            if c.kind == "disc|disc":
-                away = c.tangent if c.tangent @ (c.point - centre) >= 0 else -c.tangent
-            else:
-                away = -c.normal
-            ax.plot(*c.point, "o", color=_CONTACT_COLOR, ms=6, mec="black", mew=0.6, zorder=8)
-            at = c.point + 0.085 * scale * away
-            ax.text(at[0], at[1], label, ha="center", va="center", fontsize=11, fontweight="bold", zorder=9,
-                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
 
+def _label_contacts(ax, scenario, model, q, contacts, box, scale):
+    """Contact points labelled away from the wall (between bodies: away from the scene's middle)."""
+    xmin, xmax, ymin, ymax = box
+    centre = model.center_of_mass(q) if model.total_mass > 0 else np.array([xmin + xmax, ymin + ymax]) / 2
+    for c, label in zip(contacts, scenario.contact_labels):
+        if c.kind == "disc|disc":
+            away = c.tangent if c.tangent @ (c.point - centre) >= 0 else -c.tangent
+        else:
+            away = -c.normal
+        ax.plot(*c.point, "o", color=_CONTACT_COLOR, ms=6, mec="black", mew=0.6, zorder=8)
+        at = c.point + 0.085 * scale * away
+        ax.text(at[0], at[1], label, ha="center", va="center", fontsize=11, fontweight="bold", zorder=9,
+                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
+
+
+def _draw_arrows(ax, arrows, scale):
+    """Velocity arrows with their labels beside the middle."""
     for tail, tip, label in arrows:
         ax.annotate("", xy=tip, xytext=tail, zorder=10,
                     arrowprops=dict(arrowstyle="-|>", color=_VELOCITY_COLOR, lw=2.0, mutation_scale=16,
@@ -179,6 +147,58 @@ def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True,
         if label:
             ax.text(at[0], at[1], f"${label}$", color=_VELOCITY_COLOR, fontsize=13, ha="center", va="center",
                     zorder=10)
+
+
+def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True, title=None):
+    """Draw a scenario's configuration at impact.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Anything with ``model``, ``q``, ``v``, ``contacts``, ``contact_labels``,
+        ``arrows`` and ``title`` (see :class:`scenarios.Scenario`).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into; a new figure is made if omitted.
+    velocity : array_like, shape (nv,), optional
+        Generalized velocity whose point velocities are drawn as arrows at
+        ``scenario.arrows`` (default ``scenario.v``; ``False`` draws none).
+    label_contacts : bool
+        Mark the contact points and label them A, B, ...
+    title : str, optional
+        Axes title (default ``scenario.title``; ``""`` for none).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from reach.models.planar import bounding_box, outlines
+
+    model, q = scenario.model, np.asarray(scenario.q, dtype=float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.0, 4.0))
+    items = outlines(model, q)
+    contacts = model.contacts(q, list(scenario.contacts))
+    xmin, xmax, ymin, ymax = bounding_box(items)
+    for c in contacts:
+        xmin, xmax = min(xmin, c.point[0]), max(xmax, c.point[0])
+        ymin, ymax = min(ymin, c.point[1]), max(ymax, c.point[1])
+    scale = max(xmax - xmin, ymax - ymin, 1e-3)
+    arrows = _velocity_arrows(scenario, model, q, velocity, scale)
+    for tail, tip, _ in arrows:
+        xmin, xmax = min(xmin, tail[0], tip[0]), max(xmax, tail[0], tip[0])
+        ymin, ymax = min(ymin, tail[1], tip[1]), max(ymax, tail[1], tip[1])
+    scale = max(xmax - xmin, ymax - ymin, 1e-3)
+    pad = 0.15 * scale
+    bounds = (xmin - pad, xmax + pad, ymin - pad, ymax + pad)
+    lw = 1.5
+
+    _draw_walls(ax, model, bounds, scale, lw)
+    _draw_bodies(ax, model, q, items, lw)
+    if label_contacts:
+        _label_contacts(ax, scenario, model, q, contacts, (xmin, xmax, ymin, ymax), scale)
+    _draw_arrows(ax, arrows, scale)
     ax.set_xlim(bounds[0], bounds[1])
     ax.set_ylim(bounds[2], bounds[3])
     ax.set_aspect("equal")

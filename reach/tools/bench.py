@@ -38,8 +38,8 @@ import time
 import numba
 import numpy as np
 
-from reach.kernels.replay import record_steps, solve_steps
-from reach.kernels.routh import CHOICE_RANDOM, make_step_work
+from reach.kernels.replay import solve_steps
+from reach.kernels.routh import CHOICE_RANDOM, fill_covering, make_step_work
 from reach.sampler import draw_caps
 from reach.step import kernel_data, step_options
 
@@ -75,19 +75,35 @@ _MODES = {
 
 # ----------------------------------------------------------------------------- measurements
 class Recorded:
-    """A scenario's kernel data, options, work arrays and recorded steps (V, caps, covering vectors)."""
+    """A scenario's kernel data, options, work arrays and recorded steps (V, caps, covering vectors).
+
+    The steps are read off the sampler's stored paths: each row but the last
+    of a sample's path is the velocity a step started from; its caps are the
+    sample's Sobol caps, its covering vector the one the sampler's first try
+    draws.  (The closing step of a sample that did not terminate is left out.)
+    """
 
     def __init__(self, scenario, count, seed=0):
+        from reach import sample_post_impact_set
+
         p = scenario.problem
         self.data = kernel_data(p)
         self.options = step_options(p, h=scenario.h, choice=CHOICE_RANDOM, seed=seed)
         self.work = make_step_work(p.lcp_size, p.m, p.nv)
         self.n = p.lcp_size
         samples = max(64, count)  # every sample takes at least one step
+        run = sample_post_impact_set(p, samples, scenario.h, scenario.N, seed=seed, keep_paths=samples)
         P = draw_caps(p.m, scenario.N, 0, samples, seed=seed)
-        V, lam, d = np.empty((count, p.nv)), np.empty((count, p.m)), np.empty((count, self.n))
-        k = record_steps(self.data, self.options, P, self.work, V, lam, d)
-        self.V, self.lam, self.d = V[:k], lam[:k], d[:k]
+        V, lam, d = [], [], []
+        for s, path in enumerate(run.paths):
+            steps = min(len(path) - 1, scenario.N)  # a path's row N + 1, if any, is the closing step
+            for j in range(steps):
+                cover = np.empty(self.n)
+                fill_covering(cover, CHOICE_RANDOM, self.options.covering_ratio, seed, s, j, 0)
+                V.append(path[j])
+                lam.append(self.options.h * P[s, j])
+                d.append(cover)
+        self.V, self.lam, self.d = (np.ascontiguousarray(np.array(a)[:count]) for a in (V, lam, d))
 
 
 def _time_lcp(rec, *, passes, batch):

@@ -164,6 +164,13 @@ def test_frictionless_condim_1_and_bad_options():
 def test_planar_model_forced_spatial():
     model, impact = _impact(*block_mjcf(), planar=False)
     assert not impact.problem.planar and impact.problem.Jt.shape == (4, 3)
+    _, planar = _impact(*block_mjcf())
+    # the same normals; the spatial tangents add the (zero) out-of-plane direction to the planar one
+    np.testing.assert_allclose(impact.problem.Jn, planar.problem.Jn, atol=1e-12)
+    for i in range(2):
+        rows = impact.problem.Jt[2 * i:2 * i + 2]
+        assert min(np.linalg.norm(rows[0] - s * planar.problem.Jt[i]) for s in (1, -1)) < 1e-12 or \
+            min(np.linalg.norm(rows[1] - s * planar.problem.Jt[i]) for s in (1, -1)) < 1e-12
 
 
 def test_urdf_with_floating_base_and_floor():
@@ -279,9 +286,12 @@ def test_problem_from_mujoco_leaves_data_consistent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         problem = problem_from_mujoco(model, data)
-    assert isinstance(problem.fingerprint(), str)
     np.testing.assert_array_equal(data.qvel, qvel)
-    assert isinstance(sample_post_impact_set(problem, 64, 0.3, 10), PostImpactSet)
+    np.testing.assert_array_equal(data.qpos, qpos)
+    again = problem_from_mujoco(model, mujoco_data(model, qpos, qvel))
+    assert again.fingerprint() == problem.fingerprint()  # reading did not change the model
+    result = sample_post_impact_set(problem, 64, 0.3, 10)
+    assert result.success and not np.any(problem.is_colliding(result.velocities))
 
 
 # ---------------------------------------------------------------------- docs and example

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import mujoco
-from reach.models.mujoco import data_at, raised_margins
+from reach.models.mujoco_model import block_mjcf, data_at, raised_margins  # noqa: F401 (block_mjcf re-exported)
 
 __all__ = [
     "MujocoRun",
@@ -88,61 +88,6 @@ __all__ = [
 def mujoco_data(model, qpos, qvel):
     """A fresh ``MjData`` at ``qpos``, ``qvel`` (lengths checked)."""
     return data_at(model, qpos, qvel)
-
-
-def block_mjcf(*, spatial=False, feet=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=1.0,
-               drop_height=0.01, foot_radius=1e-3):
-    """The project's rocking block (scenario ``rocking-block``) in MJCF, at touchdown.
-
-    Parameters
-    ----------
-    spatial : bool
-        False: the planar block, joints slide x, slide z, hinge about ``-y``
-        (so that ``theta`` is the planar modeller's counter-clockwise angle in
-        the x-z plane; MuJoCo is z-up, the planar model's y is MuJoCo's z).
-        True: a free joint, depth = width (a 1 x 1 x 2 box on four corners).
-    feet : bool
-        Contact through small spheres at the bottom corners (one geom per
-        contact: per-contact stiffness), the box itself not colliding.  The
-        sphere bottoms are exactly the corners.
-    width, height, depth, mass, mu, drop_height, foot_radius : float
-        ``depth`` is the box's y size (default 0.5 planar -- it has no effect
-        there -- and ``width`` spatial).  The inertia about y is
-        ``m (w^2 + h^2) / 12`` as in the planar scenario.
-
-    Returns
-    -------
-    xml : str
-    qpos, qvel : ndarray
-        Touchdown: bottom face on the floor z = 0, falling at
-        ``sqrt(2 g drop_height)``, g = 9.81.
-    """
-    depth = (width if spatial else 0.5 * width) if depth is None else depth
-    v0 = float(np.sqrt(2.0 * 9.81 * drop_height))
-    if spatial:
-        joints = '<freejoint name="root"/>'
-        qpos = np.array([0.0, 0.0, 0.5 * height, 1.0, 0.0, 0.0, 0.0])
-        qvel = np.array([0.0, 0.0, -v0, 0.0, 0.0, 0.0])
-        ys = (-0.5 * depth, 0.5 * depth)
-    else:
-        joints = ('<joint name="x" type="slide" axis="1 0 0"/><joint name="z" type="slide" axis="0 0 1"/>'
-                  '<joint name="theta" type="hinge" axis="0 -1 0"/>')
-        qpos = np.array([0.0, 0.5 * height, 0.0])
-        qvel = np.array([0.0, -v0, 0.0])
-        ys = (0.0,)
-    box_contact = ' contype="0" conaffinity="0"' if feet else ""
-    geoms = [f'<geom name="box" type="box" size="{0.5 * width} {0.5 * depth} {0.5 * height}" '
-             f'mass="{mass}"{box_contact}/>']
-    if feet:
-        labels = "AB" if not spatial else "ABCD"
-        corners = [(x, y) for y in ys for x in (-0.5 * width, 0.5 * width)]
-        for label, (x, y) in zip(labels, corners):
-            geoms.append(f'<geom name="foot{label}" type="sphere" size="{foot_radius}" '
-                         f'pos="{x} {y} {-0.5 * height + foot_radius}" mass="0"/>')
-    xml = (f'<mujoco model="rocking-block"><default><geom friction="{mu} 0.005 0.0001"/></default>'
-           '<worldbody><geom name="floor" type="plane" size="0 0 1"/>'
-           f'<body name="block">{joints}{"".join(geoms)}</body></worldbody></mujoco>')
-    return xml, qpos, qvel
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ array([[1.    , 0.    , 0.    ],
 from reach.models.planar.contacts import ACTIVE_TOL, Contact, evaluate_contacts
 from reach.models.planar.geometry import Outline, bounding_box, outlines, wall_segment
 from reach.models.planar.frames import perp, rotation
-from reach.models.planar.model import JOINT_DOFS, WORLD, Joint, PlanarModel, PointMass
+from reach.models.planar.model import PlanarModel
+from reach.models.planar.parts import JOINT_DOFS, WORLD, Joint, PointMass
 from reach.models.planar.shapes import Box, Disc, Point, Rod, Wall
 
 __all__ = [

@@ -30,80 +30,16 @@ point masses (mass ``m``, rotational inertia ``I`` about the point):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from reach.models.planar.contacts import ACTIVE_TOL, build_candidates, evaluate_contacts, impact_problem
 from reach.models.planar.frames import perp, rotation
 from reach.models.planar.geometry import outlines
+from reach.models.planar.parts import JOINT_DOFS, WORLD, Joint, PointMass, nonnegative
 from reach.models.planar.shapes import Box, Disc, Point, Rod, Wall, as_vector2
 
 __all__ = ["PlanarModel", "PointMass", "Joint", "WORLD", "JOINT_DOFS"]
-
-#: Name of the fixed world frame (the root of every tree).
-WORLD = "world"
-
-#: Degrees of freedom of each joint type.
-JOINT_DOFS = {"floating": 3, "revolute": 1, "prismatic": 1}
-
-
-@dataclass(frozen=True)
-class Joint:
-    """How one body hangs from its parent.
-
-    Attributes
-    ----------
-    kind : str
-        ``"floating"``, ``"revolute"`` or ``"prismatic"``.
-    parent : str
-        Parent body name, or ``"world"``.
-    origin : ndarray, shape (2,)
-        Joint position in the parent frame.
-    axis : ndarray, shape (2,)
-        Unit slide direction in the parent frame (prismatic joints).
-    coordinates : tuple of int
-        Indices of this joint's coordinates in q.
-    """
-
-    kind: str
-    parent: str
-    origin: np.ndarray
-    axis: np.ndarray
-    coordinates: tuple
-
-
-@dataclass(frozen=True)
-class PointMass:
-    """A point mass with rotational inertia about itself, fixed to a body.
-
-    Attributes
-    ----------
-    name, body : str
-    mass : float
-        Mass (>= 0).
-    inertia : float
-        Rotational inertia about the point (>= 0).
-    offset : ndarray, shape (2,)
-        Body-frame position.
-    """
-
-    name: str
-    body: str
-    mass: float
-    inertia: float
-    offset: np.ndarray
-
-
-def _nonnegative(what, value):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number; got {value!r}.") from None
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{what} must be a finite number >= 0; got {value!r}.")
-    return value
-
 
 class PlanarModel:
     """A planar kinematic tree of rigid bodies with masses, shapes and walls.
@@ -220,8 +156,8 @@ class PlanarModel:
         """Add a point mass ``mass`` with rotational ``inertia`` at body-frame ``offset``."""
         name = f"{body}.mass{sum(pm.body == body for pm in self.masses)}" if name is None else str(name)
         self._check_body(f"mass {name!r}", body)
-        mass = _nonnegative(f"mass {name!r}: `mass`", mass)
-        inertia = _nonnegative(f"mass {name!r}: `inertia`", inertia)
+        mass = nonnegative(f"mass {name!r}: `mass`", mass)
+        inertia = nonnegative(f"mass {name!r}: `inertia`", inertia)
         offset = as_vector2(f"mass {name!r}: `offset`", offset)
         self.masses.append(PointMass(name, body, mass, inertia, offset))
 
@@ -241,7 +177,7 @@ class PlanarModel:
         """Add a rod from ``start`` to ``end`` (body frame); ``mass`` > 0 adds a uniform rod's mass."""
         self._add_shape(Rod(name, body, start, end, contact))
         rod = self.shapes[-1]
-        mass = _nonnegative(f"rod {name!r}: `mass`", mass)
+        mass = nonnegative(f"rod {name!r}: `mass`", mass)
         if mass > 0:
             self.add_mass(body, mass, inertia=mass * rod.length ** 2 / 12.0,
                           offset=0.5 * (rod.start + rod.end), name=f"{name}.mass")
@@ -253,7 +189,7 @@ class PlanarModel:
         """
         self._add_shape(Box(name, body, width, height, offset, angle, contact))
         box = self.shapes[-1]
-        mass = _nonnegative(f"box {name!r}: `mass`", mass)
+        mass = nonnegative(f"box {name!r}: `mass`", mass)
         if mass > 0:
             self.add_mass(body, mass, inertia=mass * (box.width ** 2 + box.height ** 2) / 12.0,
                           offset=box.offset, name=f"{name}.mass")
@@ -262,7 +198,7 @@ class PlanarModel:
         """Add a disc of ``radius`` centred at ``offset``; ``mass`` > 0 adds a uniform disc (I = m r^2 / 2)."""
         self._add_shape(Disc(name, body, radius, offset, contact))
         disc = self.shapes[-1]
-        mass = _nonnegative(f"disc {name!r}: `mass`", mass)
+        mass = nonnegative(f"disc {name!r}: `mass`", mass)
         if mass > 0:
             self.add_mass(body, mass, inertia=0.5 * mass * disc.radius ** 2, offset=disc.offset,
                           name=f"{name}.mass")

@@ -1,0 +1,39 @@
+"""reach.kernels.rng: numbers fixed by their key, uniform, and streams that do not share numbers."""
+
+import numpy as np
+
+from reach.kernels.rng import COVERING_STREAM, RETRY_STREAM, hashed_uniform, stream_state, uniform_at, uniform_block
+from reach.kernels.routh import CHOICE_RANDOM, fill_covering
+
+
+def test_a_number_depends_on_its_key_only():
+    out = np.empty((5, 3))
+    uniform_block(7, 0, 100, out)
+    for s in range(5):
+        for j in range(3):
+            assert out[s, j] == hashed_uniform(7, 0, 100 + s, j) == uniform_at(np.uint64(stream_state(7, 0, 100 + s)), j)
+
+
+def test_uniform_on_the_unit_interval():
+    out = np.empty((20000, 4))
+    uniform_block(1, 0, 0, out)
+    assert out.min() >= 0.0 and out.max() < 1.0
+    counts, _ = np.histogram(out, bins=10, range=(0, 1))
+    expected = out.size / 10
+    assert np.sum((counts - expected) ** 2 / expected) < 30  # chi-square, 9 d.o.f., p ~ 4e-4
+
+
+def test_retry_streams_are_keyed_by_attempt_not_by_seed_arithmetic():
+    """0.1 drew retry t of seed s from seed s + 7919 t: another seed's first try.  Now no two keys share."""
+    d = np.empty(8)
+    firsts = {}
+    for seed in range(4):
+        fill_covering(d, CHOICE_RANDOM, 1e3, seed, 5, 2, 0)
+        firsts[seed] = d.copy()
+    for seed in range(4):
+        for attempt in range(1, 4):
+            fill_covering(d, CHOICE_RANDOM, 1e3, seed, 5, 2, attempt)
+            for other in firsts.values():
+                assert not np.allclose(d, other)
+    assert RETRY_STREAM > COVERING_STREAM
+    assert np.all((firsts[0] >= 1e-3) & (firsts[0] <= 1e3))
