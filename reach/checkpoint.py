@@ -40,10 +40,11 @@ def run_fingerprint(problem, settings):
 class Checkpoint:
     """A checkpoint directory for one (problem, settings) run."""
 
-    def __init__(self, path, manifest, fingerprint):
+    def __init__(self, path, manifest, fingerprint, expected=()):
         self.path = Path(path)
         self.manifest = manifest
         self.fingerprint = fingerprint
+        self.expected = set(expected)
 
     @classmethod
     def open(cls, path, problem, settings, *, resume):
@@ -60,7 +61,7 @@ class Checkpoint:
                 raise ValueError(f"checkpoint {str(path)!r} exists from an earlier run; resume it "
                                  "(`resume=True`, `reach run ... --resume`) or delete it.")
             cls._check_manifest(path, mfile, manifest)
-            return cls(path, manifest, fingerprint)
+            return cls(path, manifest, fingerprint, settings.all_chunks())
         if resume:
             raise ValueError(f"no checkpoint to resume at {str(path)!r}.")
         if path.exists() and any(path.iterdir()):
@@ -71,7 +72,7 @@ class Checkpoint:
             atomic_write(mfile, lambda fh: fh.write(json.dumps(manifest, indent=1).encode()))
         except OSError as exc:
             raise ValueError(f"checkpoint {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
-        return cls(path, manifest, fingerprint)
+        return cls(path, manifest, fingerprint, settings.all_chunks())
 
     @staticmethod
     def _check_manifest(path, mfile, manifest):
@@ -99,7 +100,6 @@ class Checkpoint:
     def load_chunks(self):
         """Read every finished chunk; a damaged or foreign file is a clear error."""
         chunks = []
-        settings = self.manifest["settings"]
         for start in self.finished_starts():
             f = self._chunk_file(start)
             try:
@@ -112,8 +112,7 @@ class Checkpoint:
             if owner != self.fingerprint:
                 raise ValueError(f"checkpoint chunk {str(f)!r} belongs to another run (fingerprint {owner} "
                                  f"!= {self.fingerprint}); delete that file to recompute its samples.")
-            expected = min(settings["chunk_size"], settings["n_samples"] - start)
-            if len(chunk["lcp_solves"]) != expected or start % settings["chunk_size"]:
+            if (start, len(chunk["lcp_solves"])) not in self.expected:
                 raise ValueError(f"checkpoint chunk {str(f)!r} does not match the run's chunking.")
             chunk["start"] = start
             chunks.append(chunk)

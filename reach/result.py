@@ -263,6 +263,7 @@ class PostImpactSet:
             "tolerance": tol,
             "contacts": contacts,
             "adaptive": self.metadata.get("adaptive"),
+            "completeness": self.metadata.get("completeness"),
         }
 
     def __repr__(self):

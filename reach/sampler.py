@@ -29,6 +29,7 @@ from reach.kernels.rng import CAPS_STREAM, uniform_block
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
                                  make_step_work, run_samples_kernel)
 from reach.kernels.enumeration import FALLBACK_MAX_N
+from reach.directed import QUANT, children_caps
 from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
@@ -63,6 +64,8 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     else:
         P = np.empty((int(count), dim))
         uniform_block(seed, CAPS_STREAM, int(start), P)
+    if caps == "broad":
+        return _broad_caps(P, m, N, start, count)
     if caps != "uniform":
         E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
         # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
@@ -74,6 +77,22 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
         else:  # "mixed": odd sample indices take the extreme caps, even ones the uniform caps
             odd = (np.arange(int(start), int(start) + int(count)) % 2) == 1
             P[odd] = E[odd]
+    return np.ascontiguousarray(P.reshape(int(count), N, m))
+
+
+def _extreme(P):
+    E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
+    E[E < 1e-6] = 0.0
+    E[E > 1.0 - 1e-6] = 1.0
+    return E
+
+
+def _broad_caps(P, m, N, start, count):
+    """Sample i: uniform caps (i mod 3 = 0), extreme (1) or binary, each coordinate 0 or 1 (2)."""
+    kind = np.arange(int(start), int(start) + int(count)) % 3
+    P = P.copy()
+    P[kind == 1] = _extreme(P[kind == 1])
+    P[kind == 2] = np.where(P[kind == 2] < 0.5, 0.0, 1.0)
     return np.ascontiguousarray(P.reshape(int(count), N, m))
 
 
@@ -98,11 +117,13 @@ class Plan:
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)
 
 
-def run_chunk(plan, start, count):
+def run_chunk(plan, start, count, caps=None):
     """Run samples ``start .. start + count - 1``; returns a dict of per-sample arrays.
 
-    A pure function of (problem, settings, start, count): the unit of parallel
-    work and of checkpointing.  Inside, samples run in blocks whose caps fit
+    A pure function of (problem, settings, start, count) — and of ``caps``,
+    the quantized caps (count, N, m) uint16 of a directed round's children
+    (:mod:`reach.directed`), when given: the unit of parallel work and of
+    checkpointing.  Inside, samples run in blocks whose caps fit
     :data:`CAP_BUDGET`; stored paths are trimmed to the longest path taken.
     """
     problem, settings = plan.problem, plan.settings
@@ -116,8 +137,11 @@ def run_chunk(plan, start, count):
     t0, c0 = time.perf_counter(), time.process_time()
     for a in range(0, count, block):
         b = min(count, a + block)
-        P = draw_caps(m, N, start + a, b - a, seed=settings.seed, sequence=settings.sequence,
-                      caps=settings.caps)
+        if caps is None:
+            P = draw_caps(m, N, start + a, b - a, seed=settings.seed, sequence=settings.sequence,
+                          caps=settings.caps)
+        else:
+            P = np.ascontiguousarray(caps[a:b] / QUANT)
         out = allocate_output(b - a, nv, max(0, min(keep - a, b - a)), N + 2)
         run_samples_kernel(plan.data, plan.options, P, start + a, out, work)
         for name in SAMPLE_FIELDS:
@@ -165,15 +189,15 @@ def _dask_client(scheduler):
 
 
 def execute(plan, todo, *, n_jobs, backend, scheduler):
-    """Yield finished chunks (in any order) for the ``(start, count)`` list ``todo``."""
+    """Yield finished chunks (in any order) for ``todo``: ``(start, count)`` or ``(start, count, caps)``."""
     workers = _workers(n_jobs, todo)
     if backend == "serial" or (workers == 1 and backend != "dask"):
-        for start, count in todo:
-            yield run_chunk(plan, start, count)
+        for item in todo:
+            yield run_chunk(plan, *item)
         return
     import joblib
 
-    tasks = (joblib.delayed(run_chunk)(plan, s, c) for s, c in todo)
+    tasks = (joblib.delayed(run_chunk)(plan, *item) for item in todo)
     if backend != "dask":
         yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
         return
@@ -225,9 +249,10 @@ def _check_execution(n_jobs, backend, checkpoint, resume):
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0, sequence="sobol",
-                           caps="uniform", solution_choice="random", keep_paths=0, chunk_size=16384,
+                           caps="mixed", strategy="directed", solution_choice="random", keep_paths=0,
+                           chunk_size=16384,
                            n_jobs=1, backend="loky", scheduler=None, checkpoint=None, resume=False,
-                           keep_checkpoint=False, progress=False):
+                           keep_checkpoint=False, completeness=True, progress=False):
     """Approximate the post-impact velocity set of ``problem`` (paper Algorithm 2).
 
     Parameters
@@ -239,8 +264,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         Step size (cap on each contact's normal impulse per step).
     max_steps : int
         Trajectory length N.
-    eps, seed, sequence, caps, solution_choice, keep_paths, chunk_size
-        See :class:`reach.settings.SamplingSettings`.
+    eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
+        See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
+        (default) spends half the budget pushing out from the set's edges
+        (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
     n_jobs : int
         Parallel workers (joblib convention: -1 = all cores), capped at the
         cores and at the chunks.  The result does not depend on it.
@@ -259,6 +286,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         Leave the checkpoint in place after the run (remove it yourself once
         the result is saved, as ``reach run`` does); by default it is removed
         when the result has been built.
+    completeness : bool or int
+        Run the held-out search of :mod:`reach.completeness` after the set
+        (1/8 of the budget, or this many samples if an int) and store its
+        estimate in ``metadata["completeness"]`` (shown by ``summary()``).
     progress : bool
         Show a progress bar (tqdm) over samples.
 
@@ -281,14 +312,22 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     (True, True)
     """
     settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
-                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size)
-    return run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                        checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
-                        progress=progress)
+                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size,
+                                strategy=strategy)
+    result = run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                          checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
+                          progress=progress)
+    if completeness is not False and len(result):
+        from reach.completeness import estimate_completeness
+
+        budget = None if completeness is True else check_integer("completeness", completeness, low=1)
+        result.metadata["completeness"] = estimate_completeness(result, budget=budget, n_jobs=n_jobs,
+                                                                backend=backend, scheduler=scheduler)
+    return result
 
 
 def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
-                 resume=False, keep_checkpoint=False, progress=False):
+                 resume=False, keep_checkpoint=False, progress=False, warn=True):
     """Run Algorithm 2 for validated ``settings``: check, allocate, run the chunks, wrap the result.
 
     See :func:`sample_post_impact_set` for the arguments.
@@ -300,33 +339,41 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     plan = Plan(problem, settings)
     run_chunk(plan, 0, 1)  # compile (or load from cache) outside the timing
     acc = Accumulator(problem, settings)
-    todo = settings.chunks()
-    ckpt = None
+    ckpt, done = None, set()
     if checkpoint is not None:
         ckpt = Checkpoint.open(checkpoint, problem, settings, resume=resume)
         for chunk in ckpt.load_chunks():
             acc.add(chunk)
         done = set(ckpt.finished_starts())
-        todo = [(s, c) for s, c in todo if s not in done]
+    first, rounds = settings.schedule()
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
+    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    todo_total = 0
     try:
-        for chunk in execute(plan, todo, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
-            acc.add(chunk)
-            if ckpt is not None:
-                ckpt.write_chunk(chunk)
-            if bar is not None:
-                bar.update(len(chunk["lcp_solves"]))
+        todo = [(s, c) for s, c in first if s not in done]
+        todo_total += sum(c for _, c in todo)
+        _run_todo(plan, todo, acc, ckpt, bar, run)
+        stored = {}
+        for r, chunks in enumerate(rounds):
+            start, count = chunks[0][0], sum(c for _, c in chunks)
+            Q = children_caps(problem, settings, r, acc.arrays, start, count,
+                              lambda idx: _caps_of(plan, idx, stored))
+            stored.update({start + i: Q[i] for i in range(count)})  # views of Q: 2 bytes per cap
+            todo = [(s, c, Q[s - start:s - start + c]) for s, c in chunks if s not in done]
+            todo_total += sum(c for _, c, _ in todo)
+            _run_todo(plan, todo, acc, ckpt, bar, run)
     finally:
         if bar is not None:
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
-    timing["workers"] = _workers(n_jobs, todo) if backend != "serial" else 1
-    timing["resumed_samples"] = settings.n_samples - sum(c for _, c in todo)
+    timing["workers"] = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
+    timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
     if ckpt is not None and not keep_checkpoint:
         ckpt.remove()
-    warn_if_thin(result)
+    if warn:
+        warn_if_thin(result)
     return result
 
 
@@ -340,27 +387,49 @@ def warn_if_thin(result):
         warnings.warn(result.message, SamplingWarning, stacklevel=3)
 
 
+def _run_todo(plan, todo, acc, ckpt, bar, run):
+    for chunk in execute(plan, todo, **run):
+        acc.add(chunk)
+        if ckpt is not None:
+            ckpt.write_chunk(chunk)
+        if bar is not None:
+            bar.update(len(chunk["lcp_solves"]))
+
+
+def _caps_of(plan, indices, stored):
+    """The caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps."""
+    s, p = plan.settings, plan.problem
+    indices = np.asarray(indices, dtype=np.int64)
+    out = np.empty((len(indices), s.max_steps, p.m))
+    drawn = np.array([int(i) not in stored for i in indices], dtype=bool)
+    for k in np.flatnonzero(~drawn):
+        out[k] = stored[int(indices[k])] / QUANT
+    for k in np.flatnonzero(drawn):  # a few hundred parents: one point each (~50 us)
+        out[k] = draw_caps(p.m, s.max_steps, int(indices[k]), 1, seed=s.seed, sequence=s.sequence,
+                           caps=s.caps)[0]
+    return out
+
+
 def _progress_bar(total, initial):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=initial, desc="sampling", unit="sample", unit_scale=True, leave=False)
 
 
-def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=4096,
-                    max_samples=2**22, eps=None, seed=0, sequence="sobol", caps="uniform",
-                    solution_choice="random", keep_paths=0, chunk_size=16384, n_jobs=1, backend="loky",
-                    scheduler=None, progress=False):
-    """Sample in rounds until new samples rarely land farther than ``epsilon`` from the set.
+def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=4096, max_samples=2**22,
+                    n_jobs=1, backend="loky", scheduler=None, progress=False, **options):
+    """Sample with doubling budgets until a held-out search rarely lands farther than ``epsilon`` from the set.
 
-    The first round draws ``initial`` samples; each later round draws as many
-    new samples as all earlier rounds together (contiguous Sobol indices, so
-    the union is the same set a fixed-size run of that size gives).  After
-    each round, the probability ``p`` that a new sample lands farther than
-    ``epsilon`` (contact-velocity coordinates) from the earlier outcomes is
-    estimated by the fraction ``x / n`` of the round's kept samples that did;
-    sampling stops when the one-sided Clopper-Pearson upper bound of ``p`` at
-    the given ``confidence`` falls below ``1 - confidence``.  The paper has no
-    practical rule for the sample count; this is one.
+    Each round computes the set with the round's budget (``initial``, then
+    doubling) and runs the held-out search of :mod:`reach.completeness` (1/8
+    of the budget, a distribution the set is not built with).  The
+    probability ``p`` that a held-out outcome (thinned to one per cell of 0.4 %
+    of |vn0|) lands farther than ``epsilon`` (contact-velocity coordinates)
+    from the set is estimated by the fraction that did; sampling stops when
+    the one-sided Clopper-Pearson upper bound of ``p`` at ``confidence`` falls
+    below ``1 - confidence``.  Unlike a rule that looks at the set's own new
+    samples, this one is not blind to regions the sampling distribution rarely
+    visits.
 
     Parameters
     ----------
@@ -368,65 +437,50 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         Resolution in contact-velocity coordinates (m/s).
     confidence : float in (0, 1)
     initial : int
-        Samples in the first round.
+        Budget of the first round.
     max_samples : int
-        Hard cap; the result records whether the criterion was met.
-    eps, seed, sequence, caps, solution_choice, keep_paths, chunk_size, n_jobs, backend, scheduler, progress
-        As for :func:`sample_post_impact_set`.
+        Hard cap on a round's budget; the result records whether the criterion was met.
+    n_jobs, backend, scheduler, progress, **options
+        As for :func:`sample_post_impact_set` (``eps``, ``seed``, ``caps``, ``strategy``, ...).
 
     Returns
     -------
     PostImpactSet
-        With ``metadata["adaptive"]``: per round the samples, new kept
-        samples, how many landed farther than epsilon, the estimate and its
-        upper bound; and whether the criterion was met.
+        The last round's set, with ``metadata["adaptive"]``: per round the
+        budget, the held-out outcomes, how many landed farther than epsilon,
+        the estimate and its upper bound; and whether the criterion was met.
     """
-    from scipy.spatial import cKDTree
     from scipy.stats import beta
 
-    from reach.result import PostImpactSet
+    from reach.completeness import CELL, closing_speed, held_out_settings, measure_gap, thin_cells
     from reach.settings import check_positive_number
 
     epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
-    settings = SamplingSettings(max_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
-                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size)
-    initial = check_integer("initial", initial, low=1, high=settings.n_samples)
-    _check_execution(n_jobs, backend, None, False)
-    plan = Plan(problem, settings)
-    run_chunk(plan, 0, 1)
-    acc = Accumulator(problem, settings)  # pages are touched only as rounds fill them
-    wall0 = time.perf_counter()
-    rounds, met, n, stop = [], False, 0, initial
-
-    def points(a, b):
-        sel = acc.arrays["kept"][a:b]
-        cv = problem.contact_velocities(acc.arrays["velocities"][a:b][sel])
-        return cv.reshape(len(cv), -1)
-
+    max_samples = check_integer("max_samples", max_samples, low=1)
+    initial = check_integer("initial", initial, low=1, high=max_samples)
+    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    rounds, met, n = [], False, initial
     while True:
-        for chunk in execute(plan, settings.chunks(n, stop), n_jobs=n_jobs, backend=backend,
-                             scheduler=scheduler):
-            acc.add(chunk)
-        if n > 0:
-            old, new = points(0, n), points(n, stop)
-            far = int(np.count_nonzero(cKDTree(old).query(new)[0] > epsilon)) if len(old) else len(new)
-            trials = len(new)
-            upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
-            rounds.append({"samples": stop, "new": trials, "far": far,
-                           "estimate": far / max(trials, 1), "upper_bound": upper})
-            if progress:
-                print(f"  {stop:>9,d} samples: {far} of {trials} new outcomes farther than "
-                      f"{epsilon:g} (upper bound {upper:.2e})")
-            met = upper < 1 - confidence
-        n = stop
-        if met or 2 * n > settings.n_samples:
+        result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
+                                        **run, **options)
+        held = run_sampling(problem, held_out_settings(result.settings), warn=False, **run)
+        cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem))
+        d = np.atleast_1d(result.distance_to(cells)) if len(result) and len(cells) else np.zeros(0)
+        far, trials = int(np.count_nonzero(d > epsilon)), len(d)
+        upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
+        rounds.append({"samples": n, "held_out": trials, "far": far, "estimate": far / max(trials, 1),
+                       "upper_bound": upper})
+        if progress:
+            print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
+                  f"(upper bound {upper:.2e})")
+        met = upper < 1 - confidence
+        if met or 2 * n > max_samples:
             break
-        stop = 2 * n
-    arrays = {key: value[:n].copy() for key, value in acc.arrays.items()}
-    result = PostImpactSet.from_arrays(problem, settings.replace(n_samples=n), arrays, acc.paths,
-                                       timing=acc.timing(wall0, n_jobs, backend))
+        n *= 2
+    result.metadata["completeness"] = measure_gap(result, held.velocities, strategy="held-out: counter-based "
+                                                  "broad caps", samples=held.settings.n_samples)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
     warn_if_thin(result)

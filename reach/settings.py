@@ -11,11 +11,12 @@ from __future__ import annotations
 import dataclasses
 import numbers
 
-__all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "SOLUTION_CHOICES", "MAX_SAMPLES", "MAX_STEPS",
+__all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "STRATEGIES", "SOLUTION_CHOICES", "MAX_SAMPLES", "MAX_STEPS",
            "MAX_SEED", "check_integer", "check_positive_number"]
 
 SEQUENCES = ("sobol", "uniform")
-CAPS = ("uniform", "extremes", "mixed")
+STRATEGIES = ("directed", "uniform")
+CAPS = ("uniform", "extremes", "mixed", "broad")
 SOLUTION_CHOICES = ("random", "first", "enumerate")
 MAX_SAMPLES = 2**30
 MAX_STEPS = 100_000
@@ -72,13 +73,16 @@ class SamplingSettings:
     seed : int
         Seed of the sequence and of the random solution choice, ``0 <= seed < 2^63``.
     sequence : {"sobol", "uniform"}
-    caps : {"uniform", "extremes", "mixed"}
-        Distribution of the normalized caps ``p``: uniform on ``[0, 1]``
+    caps : {"mixed", "uniform", "extremes", "broad"}
+        Distribution of the normalized caps ``p``: ``"mixed"`` (default), uniform caps
+        for even sample indices and extreme ones for odd; uniform on ``[0, 1]``
         (the paper's choice), ``"extremes"``, which pushes each coordinate
         toward 0 or 1 (``p = (2u)^5 / 2`` below one half, mirrored above), or
         ``"mixed"``: uniform caps for even sample indices, extreme ones for
-        odd.  The reachable set is the same; only how fast samples reach its
-        parts changes.
+        odd, or ``"broad"``: sample i takes uniform, extreme or binary caps
+        (each coordinate exactly 0 or 1) for i mod 3 = 0, 1, 2 — the held-out
+        search of :mod:`reach.completeness`.  The reachable set is the same;
+        only how fast samples reach its parts changes.
     solution_choice : {"random", "first", "enumerate"}
         How a step whose LCP has several distinct solutions is resolved
         (see :mod:`reach.kernels.routh`): ``"random"`` a random covering
@@ -89,6 +93,11 @@ class SamplingSettings:
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int
         Samples per unit of work (and per checkpoint file).
+    strategy : {"directed", "uniform"}
+        ``"directed"`` (default): half of the budget by sample index as the
+        paper does, half in rounds that push outward from the set's edges
+        (:mod:`reach.directed`); ``"uniform"``: the paper's plain sampling,
+        every sample by index.
     """
 
     n_samples: int
@@ -97,10 +106,11 @@ class SamplingSettings:
     eps: float = None
     seed: int = 0
     sequence: str = "sobol"
-    caps: str = "uniform"
+    caps: str = "mixed"
     solution_choice: str = "random"
     keep_paths: int = 0
     chunk_size: int = 16384
+    strategy: str = "directed"
 
     def __post_init__(self):
         put = lambda key, value: object.__setattr__(self, key, value)  # noqa: E731 (frozen)
@@ -115,6 +125,7 @@ class SamplingSettings:
         keep = check_integer("keep_paths", self.keep_paths, low=0, high=MAX_SAMPLES)
         put("keep_paths", min(keep, self.n_samples))
         put("chunk_size", check_integer("chunk_size", self.chunk_size, low=1, high=MAX_SAMPLES))
+        _check_choice("strategy", self.strategy, STRATEGIES)
 
     def as_dict(self):
         """The settings as a plain dict (JSON-ready)."""
@@ -139,3 +150,19 @@ class SamplingSettings:
         """``(start, count)`` of each chunk covering sample indices ``start .. stop - 1``."""
         stop = self.n_samples if stop is None else stop
         return [(a, min(self.chunk_size, stop - a)) for a in range(start, stop, self.chunk_size)]
+
+    def schedule(self):
+        """``(index chunks, [round chunks, ...])``: the run's units of work (see :mod:`reach.directed`)."""
+        from reach.directed import schedule
+
+        if self.strategy == "uniform":
+            return self.chunks(), []
+        n0, rounds = schedule(self.n_samples)
+        size = min(self.chunk_size, max(1024, -(-self.n_samples // 64)))  # rounds are short: finer chunks
+        return self.chunks(0, n0), [[(a, min(size, first + count - a)) for a in range(first, first + count, size)]
+                                    for first, count in rounds]
+
+    def all_chunks(self):
+        """Every ``(start, count)`` of the run, index chunks and round chunks."""
+        first, rounds = self.schedule()
+        return first + [c for r in rounds for c in r]

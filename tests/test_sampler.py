@@ -178,8 +178,8 @@ def test_extreme_caps_keep_stratification_and_reach_further_on_many_contacts():
     assert np.mean((e < 0.05) | (e > 0.95)) > 3 * np.mean((u < 0.05) | (u > 0.95))
     s = scenarios.get("disk-stack")
     p = s.problem
-    flat = sample_post_impact_set(p, 2**12, s.h, s.N)
-    wide = sample_post_impact_set(p, 2**12, s.h, s.N, caps="extremes")
+    flat = sample_post_impact_set(p, 2**12, s.h, s.N, caps="uniform", strategy="uniform")
+    wide = sample_post_impact_set(p, 2**12, s.h, s.N, caps="extremes", strategy="uniform")
     assert wide.summary()["failed_samples"] == 0
     assert np.all(p.kinetic_energy(wide.all_velocities) <= p.kinetic_energy(p.v) * (1 + 1e-12))
     assert np.all(p.normal_velocities(wide.velocities) >= -p.colliding_tol)

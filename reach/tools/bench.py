@@ -92,7 +92,8 @@ class Recorded:
         self.work = make_step_work(p.lcp_size, p.m, p.nv)
         self.n = p.lcp_size
         samples = max(64, count)  # every sample takes at least one step
-        run = sample_post_impact_set(p, samples, scenario.h, scenario.N, seed=seed, keep_paths=samples)
+        run = sample_post_impact_set(p, samples, scenario.h, scenario.N, seed=seed, keep_paths=samples,
+                                     strategy="uniform", caps="uniform", completeness=False)
         P = draw_caps(p.m, scenario.N, 0, samples, seed=seed)
         V, lam, d = [], [], []
         for s, path in enumerate(run.paths):
@@ -165,11 +166,12 @@ def _sample_rate(scenario, n, *, n_jobs, repeats):
 
     p = scenario.problem
     chunk = max(1024, min(16384, n // (4 * max(1, n_jobs))))
-    sample_post_impact_set(p, min(n, 4 * chunk), scenario.h, scenario.N, chunk_size=chunk, n_jobs=n_jobs)
+    options = dict(chunk_size=chunk, n_jobs=n_jobs, completeness=False)  # the sampler alone
+    sample_post_impact_set(p, min(n, 4 * chunk), scenario.h, scenario.N, **options)
     rates = []
     for _ in range(repeats):
         t = time.perf_counter()
-        result = sample_post_impact_set(p, n, scenario.h, scenario.N, chunk_size=chunk, n_jobs=n_jobs)
+        result = sample_post_impact_set(p, n, scenario.h, scenario.N, **options)
         rates.append(n / (time.perf_counter() - t))
     return float(np.median(rates)), float(np.mean(result.lcp_solves)), "sample_post_impact_set"
 
@@ -182,7 +184,7 @@ t1 = time.perf_counter()
 sc = scenarios.get("compass-gait")
 n = int(sys.argv[1])
 t2 = time.perf_counter()
-r = reach.sample_post_impact_set(sc.problem, n, sc.h, sc.N)
+r = reach.sample_post_impact_set(sc.problem, n, sc.h, sc.N, completeness=False)
 t3 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_sample_s": t3 - t2, "total_s": t3 - t0,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
@@ -284,7 +286,7 @@ def run_bench(quick=False):
         from reach import sample_post_impact_set
 
         t = time.perf_counter()
-        sample_post_impact_set(compass.problem, 2**20, compass.h, compass.N, n_jobs=-1)
+        sample_post_impact_set(compass.problem, 2**20, compass.h, compass.N, n_jobs=-1, completeness=False)
         wall = time.perf_counter() - t
     report["memory"] = {"samples": cfg["rss_samples"], "peak_rss_mb": rss["peak_rss_mb"],
                         "serial_run_s": rss["first_sample_s"]}

@@ -153,6 +153,11 @@ def format_summary(summary, title):
     lines.append(f"worst residual     {summary['worst_residual']:>12.1e}")
     lines.append(f"status             {summary['status']:>12}")
     lines.append(f"  {summary['message']}")
+    c = summary.get("completeness")
+    if c and c["kept"]:
+        lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
+                     f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
+        lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
     lines.append("")
     lines.append(f"contact   lift-off   slide    stick     (tolerance {summary['tolerance']:.1e} m/s)")
     for name, c in summary["contacts"].items():
@@ -213,7 +218,7 @@ def cmd_run(args):
     out = _output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
     json_out = _output_path(args.json, "--json") if args.json else None
     checkpoint = out.with_name(out.stem + ".ckpt")
-    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps,
+    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps, strategy=args.strategy,
                   solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
                   backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
     try:
@@ -326,6 +331,35 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_coverage(args):
+    from reach import ImpactProblem
+    from reach.tools.coverage import format_coverage, plot_coverage, run_coverage, save_report
+
+    if (args.name is None) == (args.problem is None):
+        raise UsageError("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
+    if args.problem is not None:
+        if args.h is None or args.steps is None:
+            raise UsageError("reach: a --problem coverage run needs --h and --steps.")
+        try:
+            problem = ImpactProblem.from_file(args.problem)
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"reach: --problem: {exc}") from None
+        label, h, N, budget = Path(args.problem).stem, args.h, args.steps, args.budget or 2**14
+    else:
+        scenario = _scenario(args.name)
+        problem, label = scenario.problem, scenario.name
+        h, N = args.h or scenario.h, args.steps or scenario.N
+        budget = args.budget or min(scenario.n_samples, 2**16)
+    out = _output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
+    report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs)
+    print()
+    print(format_coverage(report))
+    save_report([report], out)
+    print(f"\nwrote {out}")
+    print(f"wrote {plot_coverage([report], out.with_suffix('.png'))}")
+    return 0
+
+
 def _add_run(sub):
     p = sub.add_parser("run", help="sample the post-impact set of a scenario or a problem file")
     p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
@@ -336,9 +370,13 @@ def _add_run(sub):
     p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
     p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
-    p.add_argument("--caps", choices=("uniform", "extremes", "mixed"), default="uniform",
+    p.add_argument("--caps", choices=("uniform", "extremes", "mixed", "broad"), default="mixed",
                    help="cap distribution: uniform (the paper's), extremes (reaches the set's "
-                        "extremes faster with 3+ contacts) or mixed (half of each)")
+                        "extremes faster with 3+ contacts), mixed (half of each) or broad (uniform, "
+                        "extreme and binary in turn)")
+    p.add_argument("--strategy", choices=("directed", "uniform"), default="directed",
+                   help="directed (default): half the budget pushes out from the set's edges; "
+                        "uniform: the paper's plain sampling")
     p.add_argument("--choice", choices=("random", "first", "enumerate"), default="random",
                    help="solution pick at non-unique steps: random covering vector (default), "
                         "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14)")
@@ -372,6 +410,17 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"reach {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_run(sub)
+
+    p = sub.add_parser("coverage", help="measure how much of the set each sampling strategy covers")
+    p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
+    p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
+    p.add_argument("--budget", type=_samples, help="samples of the sets measured (default: the paper's, at most 2^16)")
+    p.add_argument("--factor", type=_samples, default=16, help="reference size, in budgets (default 16)")
+    p.add_argument("--h", type=_positive_float, help="step size h (default: the paper's)")
+    p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
+    p.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="J")
+    p.add_argument("--out", metavar="FILE.json", help="report (default results/NAME-coverage.json; the plot beside it)")
+    p.set_defaults(func=cmd_coverage)
 
     p = sub.add_parser("list", help="list the paper's scenarios")
     p.set_defaults(func=cmd_list)

@@ -68,7 +68,7 @@ COMPLIANT_RUNS = {False: 51, True: 5}
 
 def _sample(scenario, n_samples, keep_paths):
     result = sample_post_impact_set(scenario.problem, n_samples, scenario.h, scenario.N,
-                                    keep_paths=keep_paths, n_jobs=-1)
+                                    keep_paths=keep_paths, n_jobs=-1, completeness=False)
     result.metadata.setdefault("label", scenario.name)
     return result
 

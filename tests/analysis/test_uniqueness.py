@@ -41,9 +41,9 @@ def test_enumerate_choice_matches_random_where_steps_are_unique():
     from reach import sample_post_impact_set
 
     p = hand_rocking_block()
-    e = sample_post_impact_set(p, 1024, 0.3, 10, solution_choice="enumerate")
-    r = sample_post_impact_set(p, 1024, 0.3, 10)
-    # same caps, unique steps: the same outcomes up to rounding
+    e = sample_post_impact_set(p, 1024, 0.3, 10, solution_choice="enumerate", strategy="uniform")
+    r = sample_post_impact_set(p, 1024, 0.3, 10, strategy="uniform")
+    # same caps (index-keyed: the uniform strategy), unique steps: the same outcomes up to rounding
     np.testing.assert_allclose(e.all_velocities, r.all_velocities, atol=1e-12)
 
 

@@ -1,0 +1,111 @@
+"""Coverage-directed sampling: spend the budget where the set's edges are, not where caps land most.
+
+With ``strategy="directed"`` (the default) the sampler spends half of the
+budget as the paper does — caps by sample index from the configured sequence
+and distribution — and the other half in :data:`ROUNDS` rounds that push
+outward from the set found so far:
+
+1. **parents**: the outcomes that reach farthest along :data:`DIRECTIONS`
+   random directions of the standardized contact-velocity space (the
+   set's support points), a few per direction;
+2. **children**: a parent's cap sequence perturbed by Gaussian noise of scale
+   ``SIGMA * DECAY^r`` in round r, each coordinate snapped to 0 or 1 with
+   probability :data:`SNAP` (a contact held back, or let go, for a step), and
+   clipped to ``[0, 1]``.
+
+Every child's caps are a point of ``[0, 1]^(m N)``, so every child is an
+outcome of the same set (SPEC §7): directing changes where samples go, never
+what counts as the set.  Children's caps are quantized to 16 bits and run as
+quantized, so a run is reproduced exactly from its seed.  The random numbers
+are keyed by (seed, round) and the parents follow from the outcomes, which do
+not depend on the workers: the same seed gives the same set, bit for bit, for
+any number of workers and backends, and across resume.
+
+Measured on the disk stack at 2^16 samples against a reference of 2^20
+(``reach coverage disk-stack``): 0.7 % of the reference lies farther than 2 %
+of |vn0| from the directed set, against 4.4 % with the paper's uniform caps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.kernels.routh import SAMPLE_FIELDS
+
+__all__ = ["ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "QUANT", "schedule", "children_caps"]
+
+#: Rounds after the first half of the budget.
+ROUNDS = 4
+#: Perturbation scale of a child's caps in round 0, and its decay per round.
+SIGMA = 0.3
+DECAY = 0.5
+#: Probability that a child's cap coordinate is snapped to 0 or 1.
+SNAP = 0.1
+#: Random directions whose support points are parents.
+DIRECTIONS = 64
+#: Children's caps are stored and run as multiples of 1 / QUANT.
+QUANT = 65535
+#: Budgets below this are spent as the paper does (no rounds).
+MIN_DIRECTED = 256
+#: Most cap numbers generated at once for a round's children.
+BLOCK_NUMBERS = 2**18
+
+
+def schedule(n_samples):
+    """``(n0, [(first, count), ...])``: the index-sampled first part and each round's index range."""
+    if n_samples < MIN_DIRECTED:
+        return n_samples, []
+    per_round = (n_samples // 2) // ROUNDS
+    n0 = n_samples - ROUNDS * per_round
+    return n0, [(n0 + r * per_round, per_round) for r in range(ROUNDS)]
+
+
+def _parents(problem, velocities, kept, count, rng):
+    """Global indices of support points of the kept outcomes along random directions."""
+    index = np.flatnonzero(kept)
+    if len(index) == 0:
+        return np.arange(len(kept))
+    pts = problem.contact_velocities(velocities[index]).reshape(len(index), -1)
+    # standardized, with a floor of 1e-3 |vn0| on the spread: a coordinate that is zero up to rounding
+    # (a tangential velocity that never moves) stays zero instead of amplified noise
+    floor = 1e-3 * float(max(-np.min(problem.Jn @ problem.v), 1e-300))
+    pts = (pts - pts.mean(axis=0)) / np.maximum(pts.std(axis=0), floor)
+    directions = rng.normal(size=(pts.shape[1], DIRECTIONS))
+    # scores on a grid of 1e-3 (the points are standardized): rounding noise in the outcomes (1e-7 here
+    # at most), such as a change of units brings, does not reorder them; exact ties go to the lower index
+    score = np.round(pts @ directions, 3)
+    top = max(1, min(len(index), count // (DIRECTIONS * 8)))
+    kth = np.partition(score, len(score) - top, axis=0)[len(score) - top]  # the top-th largest per direction
+    chosen = []
+    for j in range(DIRECTIONS):
+        candidates = np.flatnonzero(score[:, j] >= kth[j])
+        order = np.lexsort((candidates, -score[candidates, j]))  # by score, ties to the lower index
+        chosen.append(candidates[order[:top]])
+    return index[np.unique(np.concatenate(chosen))]
+
+
+def children_caps(problem, settings, round_index, arrays, done, count, caps_of):
+    """Quantized caps (count, N, m) uint16 of round ``round_index``'s children.
+
+    ``arrays`` are the per-sample arrays of the run, filled for indices
+    ``0 .. done - 1``; ``caps_of(indices)`` returns those samples' caps
+    (float, (k, N, m)).  Deterministic in (seed, round) and the outcomes.
+    """
+    rng = np.random.default_rng([settings.seed, 0xD1EC7ED, round_index])
+    parents = _parents(problem, arrays["velocities"][:done], arrays["kept"][:done], count, rng)
+    picks = rng.choice(parents, size=count)
+    shape = (settings.max_steps, problem.m)
+    Q = np.empty((count,) + shape, dtype=np.uint16)
+    block = max(1, BLOCK_NUMBERS // (shape[0] * shape[1]))  # bounded memory, whatever N
+    for a in range(0, count, block):
+        b = min(count, a + block)
+        block_rng = np.random.default_rng([settings.seed, 0xD1EC7ED, round_index, a])
+        P = caps_of(picks[a:b]) + SIGMA * DECAY**round_index * block_rng.normal(size=(b - a,) + shape)
+        snap = block_rng.random(P.shape) < SNAP
+        Q[a:b] = np.round(np.clip(np.where(snap, np.round(P), P), 0.0, 1.0) * QUANT)
+    return Q
+
+
+def empty_arrays(n, nv):
+    """Per-sample arrays for ``n`` samples (see :data:`reach.kernels.routh.SAMPLE_FIELDS`)."""
+    return {name: np.zeros((n, nv) if per_v else n, dtype=dtype) for name, (dtype, per_v) in SAMPLE_FIELDS.items()}

@@ -1,0 +1,153 @@
+"""``reach coverage``: how much of the set does a budget cover?  Measured against large references.
+
+For a problem (a scenario, or a problem file), :func:`run_coverage`
+
+1. builds a **reference**: the union of runs with every cap strategy (Sobol
+   uniform, extreme, mixed and broad caps, counter-based and Sobol numbers),
+   each with its own seed, ``factor`` times the budget in all;
+2. samples the set with each **strategy** at several budgets (seed 0, as a user
+   would), together with the set's own completeness estimate
+   (:mod:`reach.completeness`);
+3. measures, per SPEC §7, the fraction of the reference — thinned to one
+   outcome per cell of 0.4 % of |vn0| in contact-velocity coordinates, so that
+   dense regions do not dominate — farther than 2 % and 5 % of |vn0| from the
+   set, and the farthest reference outcome.
+
+The reference is itself an inner approximation: what no strategy reaches is
+not counted.  The report says so, and gives the reference's size.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from reach import sample_post_impact_set
+from reach.completeness import CELL, closing_speed, thin_cells
+
+__all__ = ["run_coverage", "build_reference", "gap", "format_coverage", "plot_coverage",
+           "STRATEGIES", "REFERENCE_PARTS"]
+
+#: The strategies measured: name -> sampler options.
+STRATEGIES = {
+    "paper (uniform caps)": dict(strategy="uniform", caps="uniform"),
+    "mixed caps": dict(strategy="uniform", caps="mixed"),
+    "directed (default)": dict(strategy="directed", caps="mixed"),
+}
+#: The reference's parts: (share of the reference, sampler options); seeds 1001, 1002, ...
+REFERENCE_PARTS = (
+    (0.25, dict(strategy="uniform", caps="uniform", sequence="sobol")),
+    (0.25, dict(strategy="uniform", caps="extremes", sequence="uniform")),
+    (0.25, dict(strategy="directed", caps="mixed", sequence="sobol")),
+    (0.25, dict(strategy="uniform", caps="broad", sequence="uniform")),
+)
+
+
+def build_reference(problem, h, N, budget, *, factor=16, n_jobs=-1, log=print):
+    """The union of runs of every strategy, ``factor x budget`` samples in all (at least 2^12 per part)."""
+    union = None
+    for k, (share, options) in enumerate(REFERENCE_PARTS):
+        n = max(2**12, int(round(share * factor * budget)))
+        t0 = time.perf_counter()
+        part = sample_post_impact_set(problem, n, h, N, seed=1001 + k, n_jobs=n_jobs, completeness=False,
+                                      **options)
+        log(f"  reference part {k + 1}/{len(REFERENCE_PARTS)}: {n:,d} samples, {options}, "
+            f"{time.perf_counter() - t0:.1f} s")
+        union = part if union is None else union.union(part)
+    return union
+
+
+def gap(result, reference_velocities, speed):
+    """Fraction of the (thinned) reference farther than 2 % and 5 % of ``speed`` from ``result``; the farthest."""
+    d = np.atleast_1d(result.distance_to(reference_velocities)) / speed
+    return {"outside_2pct": float(np.mean(d > 0.02)), "outside_5pct": float(np.mean(d > 0.05)),
+            "max_fraction": float(d.max()), "p99_fraction": float(np.quantile(d, 0.99))}
+
+
+def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions=(1 / 16, 1 / 4, 1),
+                 strategies=None, n_jobs=-1, log=print):
+    """Measure each strategy's coverage at ``budget x fractions`` against a reference of ``factor x budget``.
+
+    Returns
+    -------
+    dict
+        ``label``, ``h``, ``N``, ``budget``, ``reference`` (samples, kept, thinned cells),
+        and ``rows``: per strategy and budget the measured gap (``outside_2pct``,
+        ``outside_5pct``, ``max_fraction``, ``p99_fraction``) and the set's own
+        completeness estimate (``estimate``), and the seconds it took.
+    """
+    strategies = STRATEGIES if strategies is None else {k: STRATEGIES[k] for k in strategies}
+    speed = closing_speed(problem)
+    t0 = time.perf_counter()
+    log(f"{label}: reference of {factor} x {budget:,d} samples")
+    ref = build_reference(problem, h, N, budget, factor=factor, n_jobs=n_jobs, log=log)
+    cells = thin_cells(problem, ref.velocities, CELL * speed)
+    report = {"label": label, "h": h, "N": N, "budget": int(budget), "closing_speed": speed,
+              "reference": {"samples": int(len(ref.kept)), "kept": int(len(ref)), "cells": int(len(cells)),
+                            "cell_fraction": CELL, "seconds": time.perf_counter() - t0},
+              "rows": []}
+    for name, options in strategies.items():
+        for fraction in fractions:
+            n = max(256, int(round(budget * fraction)))
+            t1 = time.perf_counter()
+            result = sample_post_impact_set(problem, n, h, N, n_jobs=n_jobs, **options)
+            seconds = time.perf_counter() - t1
+            row = {"strategy": name, "samples": n, "seconds": seconds, **gap(result, cells, speed),
+                   "estimate": result.metadata.get("completeness")}
+            report["rows"].append(row)
+            log(f"  {name:>20s} {n:>9,d}: {row['outside_2pct']:7.2%} of the reference > 2 %, "
+                f"{row['outside_5pct']:6.2%} > 5 %, farthest {row['max_fraction']:6.2%} "
+                f"(estimate: farthest {row['estimate']['max_fraction']:6.2%}, "
+                f"{row['estimate']['outside_2pct']:6.2%} > 2 %)")
+    report["seconds"] = time.perf_counter() - t0
+    return report
+
+
+def format_coverage(report):
+    """A Markdown table of :func:`run_coverage`'s report."""
+    ref = report["reference"]
+    lines = [f"### {report['label']} (h = {report['h']:g}, N = {report['N']}; reference {ref['samples']:,d} "
+             f"samples, {ref['cells']:,d} cells of {100 * ref['cell_fraction']:.1f} % of |vn0|)", "",
+             "| strategy | samples | reference > 2 % | > 5 % | farthest | estimate: farthest | estimate: > 2 % |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in report["rows"]:
+        e = r["estimate"] or {}
+        lines.append(f"| {r['strategy']} | {r['samples']:,d} | {r['outside_2pct']:.2%} | {r['outside_5pct']:.2%} "
+                     f"| {r['max_fraction']:.2%} | {e.get('max_fraction', float('nan')):.2%} "
+                     f"| {e.get('outside_2pct', float('nan')):.2%} |")
+    return "\n".join(lines)
+
+
+def plot_coverage(reports, path):
+    """Fraction of the reference farther than 2 % of |vn0| against the budget, per strategy and problem."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(reports), figsize=(5.5 * len(reports), 4.4), layout="constrained",
+                             squeeze=False)
+    for ax, report in zip(axes[0], reports):
+        for name in dict.fromkeys(r["strategy"] for r in report["rows"]):
+            rows = [r for r in report["rows"] if r["strategy"] == name]
+            n = [r["samples"] for r in rows]
+            line, = ax.plot(n, [100 * r["outside_2pct"] for r in rows], "o-", label=f"{name}: measured")
+            ax.plot(n, [100 * (r["estimate"] or {}).get("outside_2pct", np.nan) for r in rows], "x--",
+                    color=line.get_color(), label=f"{name}: held-out estimate")
+        ax.axhline(1.0, color="0.5", lw=0.8, ls=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("samples (budget)")
+        ax.set_ylabel("% of the reference farther than 2 % of |vn0|")
+        ax.set_title(f"{report['label']} (reference {report['reference']['samples']:,d} samples)")
+        ax.legend(fontsize=8)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def save_report(reports, path):
+    Path(path).write_text(json.dumps(reports, indent=1))
+    return Path(path)

@@ -1,0 +1,87 @@
+"""Coverage-directed sampling and the completeness estimate (issue 12): relative checks, not timings."""
+
+import numpy as np
+import pytest
+
+import scenarios
+from reach import sample_post_impact_set
+from reach.completeness import CELL, closing_speed, estimate_completeness, thin_cells
+from reach.directed import QUANT, schedule
+
+
+def reference(problem, h, N, n):
+    """A reference built with strategies the sets under test do not use alone (extreme and broad caps)."""
+    a = sample_post_impact_set(problem, n, h, N, caps="extremes", sequence="uniform", strategy="uniform",
+                               seed=101, completeness=False)
+    b = sample_post_impact_set(problem, n, h, N, caps="broad", sequence="uniform", strategy="uniform",
+                               seed=102, completeness=False)
+    both = a.union(b)
+    return thin_cells(problem, both.velocities, CELL * closing_speed(problem))
+
+
+def outside(result, cells, fraction=0.02):
+    return float(np.mean(result.distance_to(cells) > fraction * closing_speed(result.problem)))
+
+
+def test_the_schedule_spends_half_the_budget_in_rounds():
+    n0, rounds = schedule(10_000)
+    assert n0 + sum(c for _, c in rounds) == 10_000 and n0 >= 5_000 and len(rounds) == 4
+    assert [f for f, _ in rounds] == [n0 + k * rounds[0][1] for k in range(4)]
+    assert schedule(100) == (100, [])
+
+
+def test_directed_covers_more_of_the_disk_stack_than_uniform():
+    s = scenarios.get("disk-stack")
+    cells = reference(s.problem, s.h, s.N, 2**14)
+    uniform = sample_post_impact_set(s.problem, 2**12, s.h, s.N, caps="uniform", strategy="uniform",
+                                     completeness=False)
+    directed = sample_post_impact_set(s.problem, 2**12, s.h, s.N, completeness=False)
+    assert outside(directed, cells) < 0.8 * outside(uniform, cells)
+    # every directed outcome is an outcome of the same set: it dissipates and does not collide
+    p = s.problem
+    assert np.all(p.kinetic_energy(directed.velocities) <= p.kinetic_energy(p.v) * (1 + 1e-12))
+    assert not np.any(p.is_colliding(directed.velocities))
+
+
+def test_directed_covers_more_of_a_spatial_block_than_uniform():
+    pytest.importorskip("mujoco", reason="MuJoCo is not installed (pip install 'reach[mujoco]')")
+    from reach.models.mujoco import problem_from_mjcf
+    from reach.models.mujoco_model import block_mjcf
+
+    problem = problem_from_mjcf(*block_mjcf(spatial=True))
+    cells = reference(problem, 0.3, 10, 2**14)
+    uniform = sample_post_impact_set(problem, 2**12, 0.3, 10, caps="uniform", strategy="uniform",
+                                     completeness=False)
+    directed = sample_post_impact_set(problem, 2**12, 0.3, 10, completeness=False)
+    assert outside(directed, cells) < outside(uniform, cells)
+
+
+def test_children_caps_are_quantized_points_of_the_cube():
+    """A directed run is reproduced exactly: children run with their caps quantized to 1/65535."""
+    s = scenarios.get("compass-gait")
+    a = sample_post_impact_set(s.problem, 2048, s.h, s.N, completeness=False)
+    b = sample_post_impact_set(s.problem, 2048, s.h, s.N, completeness=False, n_jobs=2, chunk_size=300)
+    np.testing.assert_array_equal(a.all_velocities, b.all_velocities)
+    assert QUANT == 2**16 - 1
+
+
+def test_completeness_estimate_sees_a_thin_set_and_shrinks_with_the_budget():
+    s = scenarios.get("disk-stack")
+    small = sample_post_impact_set(s.problem, 512, s.h, s.N, caps="uniform", strategy="uniform",
+                                   completeness=False)
+    large = sample_post_impact_set(s.problem, 2**14, s.h, s.N, completeness=False)
+    e_small = estimate_completeness(small, budget=4096)
+    e_large = estimate_completeness(large, budget=4096)
+    assert e_small["outside_2pct"] > 0.05 and e_small["max_fraction"] > 0.05
+    assert e_large["outside_2pct"] < e_small["outside_2pct"]
+    assert e_large["p99_fraction"] < e_small["p99_fraction"]
+    # the held-out search draws its own numbers: never the set's seed or sequence
+    assert e_small["strategy"].startswith("held-out") and e_small["samples"] == 4096
+
+
+def test_summary_and_result_carry_the_estimate():
+    s = scenarios.get("rocking-block")
+    r = sample_post_impact_set(s.problem, 2048, s.h, s.N)
+    c = r.summary()["completeness"]
+    assert c["samples"] == 512 and c["closing_speed"] == pytest.approx(closing_speed(s.problem))
+    assert 0 <= c["p99_fraction"] <= c["max_fraction"] < 0.02  # a two-contact set is covered at 2^11
