@@ -227,7 +227,11 @@ class PostImpactSet:
 
         A contact *lifts off* if its normal velocity exceeds ``tol``, *slides*
         if it stays (|normal| <= tol) with tangential speed above ``tol``, and
-        *sticks* otherwise.  ``tol`` defaults to 1e-6 of the pre-impact
+        *sticks* otherwise.  The fractions are over the samples, so they
+        describe where the sampler put them, not how likely an outcome is:
+        directed sampling (the default) puts half of them at the set's edges.
+        The set has no probabilities; for the paper's uniform-cap fractions use
+        ``strategy="uniform", caps="uniform"``.  ``tol`` defaults to 1e-6 of the pre-impact
         contact-velocity scale.
         """
         cv = self.contact_velocities()
