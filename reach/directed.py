@@ -71,15 +71,20 @@ def _parents(problem, velocities, kept, count, rng):
     floor = 1e-3 * float(max(-np.min(problem.Jn @ problem.v), 1e-300))
     pts = (pts - pts.mean(axis=0)) / np.maximum(pts.std(axis=0), floor)
     directions = rng.normal(size=(pts.shape[1], DIRECTIONS))
+    # support points lie on the outer shell: keep the outer tenth by (grid-rounded) distance from the mean
+    radius = np.round(np.einsum("ij,ij->i", pts, pts), 3)
+    if len(radius) > 10 * DIRECTIONS * count // (DIRECTIONS * 8) + 1000:
+        shell = np.flatnonzero(radius >= np.partition(radius, int(0.9 * len(radius)))[int(0.9 * len(radius))])
+        index, pts = index[shell], pts[shell]
     # scores on a grid of 1e-3 (the points are standardized): rounding noise in the outcomes (1e-7 here
     # at most), such as a change of units brings, does not reorder them; exact ties go to the lower index
-    score = np.round(pts @ directions, 3)
+    score = np.round(np.ascontiguousarray(directions.T) @ pts.T, 3)  # (DIRECTIONS, n), rows contiguous
     top = max(1, min(len(index), count // (DIRECTIONS * 8)))
-    kth = np.partition(score, len(score) - top, axis=0)[len(score) - top]  # the top-th largest per direction
+    kth = np.partition(score, score.shape[1] - top, axis=1)[:, score.shape[1] - top]  # top-th largest per row
     chosen = []
     for j in range(DIRECTIONS):
-        candidates = np.flatnonzero(score[:, j] >= kth[j])
-        order = np.lexsort((candidates, -score[candidates, j]))  # by score, ties to the lower index
+        candidates = np.flatnonzero(score[j] >= kth[j])
+        order = np.lexsort((candidates, -score[j, candidates]))  # by score, ties to the lower index
         chosen.append(candidates[order[:top]])
     return index[np.unique(np.concatenate(chosen))]
 
@@ -100,7 +105,8 @@ def children_caps(problem, settings, round_index, arrays, done, count, caps_of):
     for a in range(0, count, block):
         b = min(count, a + block)
         block_rng = np.random.default_rng([settings.seed, 0xD1EC7ED, round_index, a])
-        P = caps_of(picks[a:b]) + SIGMA * DECAY**round_index * block_rng.normal(size=(b - a,) + shape)
+        unique, inverse = np.unique(picks[a:b], return_inverse=True)
+        P = caps_of(unique)[inverse] + SIGMA * DECAY**round_index * block_rng.normal(size=(b - a,) + shape)
         snap = block_rng.random(P.shape) < SNAP
         Q[a:b] = np.round(np.clip(np.where(snap, np.round(P), P), 0.0, 1.0) * QUANT)
     return Q

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from reach.kernels.rng import CAPS_STREAM, uniform_block
+from reach.kernels.rng import CAPS_STREAM, uniform_block, uniform_rows
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
                                  make_step_work, run_samples_kernel)
 from reach.kernels.enumeration import FALLBACK_MAX_N
@@ -35,7 +35,7 @@ from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
 
-__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "run_chunk",
+__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET"]
 
 #: Exponent of the "extremes" cap transform (see :func:`draw_caps`).
@@ -54,7 +54,9 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     only on (seed, i).  ``caps="extremes"`` maps each coordinate ``u`` through
     ``(2u)^5 / 2`` (``u < 1/2``) or ``1 - (2(1-u))^5 / 2``, a monotone map that
     keeps the points' stratification and has a positive density everywhere
-    (values within 1e-6 of 0 or 1 are set to 0 or 1).
+    (values within 1e-6 of 0 or 1 are set to 0 or 1); ``"mixed"`` takes the
+    extreme caps for odd indices, ``"broad"`` uniform, extreme and binary caps
+    for indices 0, 1, 2 mod 3.
     """
     dim = m * N
     if sequence == "sobol":
@@ -64,36 +66,43 @@ def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
     else:
         P = np.empty((int(count), dim))
         uniform_block(seed, CAPS_STREAM, int(start), P)
-    if caps == "broad":
-        return _broad_caps(P, m, N, start, count)
-    if caps != "uniform":
-        E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
-        # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
-        # step, and no near-degenerate LCP whose data span nine orders of magnitude
-        E[E < 1e-6] = 0.0
-        E[E > 1.0 - 1e-6] = 1.0
-        if caps == "extremes":
-            P = E
-        else:  # "mixed": odd sample indices take the extreme caps, even ones the uniform caps
-            odd = (np.arange(int(start), int(start) + int(count)) % 2) == 1
-            P[odd] = E[odd]
-    return np.ascontiguousarray(P.reshape(int(count), N, m))
+    return _shape_caps(P, np.arange(int(start), int(start) + int(count)), m, N, caps)
+
+
+def draw_caps_at(m, N, indices, *, seed=0, sequence="sobol", caps="uniform"):
+    """The caps of samples at arbitrary ``indices`` (k, N, m): row s equals ``draw_caps(m, N, indices[s], 1)[0]``."""
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    if sequence == "sobol":
+        from reach.kernels.sobol import sobol_points_at
+
+        P = sobol_points_at(m * N, indices, seed=seed)
+    else:
+        P = np.empty((len(indices), m * N))
+        uniform_rows(seed, CAPS_STREAM, indices, P)
+    return _shape_caps(P, indices, m, N, caps)
 
 
 def _extreme(P):
     E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
+    # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
+    # step, and no near-degenerate LCP whose data span nine orders of magnitude
     E[E < 1e-6] = 0.0
     E[E > 1.0 - 1e-6] = 1.0
     return E
 
 
-def _broad_caps(P, m, N, start, count):
-    """Sample i: uniform caps (i mod 3 = 0), extreme (1) or binary, each coordinate 0 or 1 (2)."""
-    kind = np.arange(int(start), int(start) + int(count)) % 3
-    P = P.copy()
-    P[kind == 1] = _extreme(P[kind == 1])
-    P[kind == 2] = np.where(P[kind == 2] < 0.5, 0.0, 1.0)
-    return np.ascontiguousarray(P.reshape(int(count), N, m))
+def _shape_caps(P, indices, m, N, caps):
+    """Apply the cap distribution to uniform points ``P`` (k, m N) of samples ``indices``; shape (k, N, m)."""
+    if caps == "extremes":
+        P = _extreme(P)
+    elif caps == "mixed":  # odd sample indices take the extreme caps, even ones the uniform caps
+        odd = indices % 2 == 1
+        P[odd] = _extreme(P[odd])
+    elif caps == "broad":  # uniform, extreme and binary caps for indices 0, 1, 2 mod 3
+        kind = indices % 3
+        P[kind == 1] = _extreme(P[kind == 1])
+        P[kind == 2] = np.where(P[kind == 2] < 0.5, 0.0, 1.0)
+    return np.ascontiguousarray(P.reshape(len(indices), N, m))
 
 
 class Plan:
@@ -404,9 +413,8 @@ def _caps_of(plan, indices, stored):
     drawn = np.array([int(i) not in stored for i in indices], dtype=bool)
     for k in np.flatnonzero(~drawn):
         out[k] = stored[int(indices[k])] / QUANT
-    for k in np.flatnonzero(drawn):  # a few hundred parents: one point each (~50 us)
-        out[k] = draw_caps(p.m, s.max_steps, int(indices[k]), 1, seed=s.seed, sequence=s.sequence,
-                           caps=s.caps)[0]
+    if drawn.any():
+        out[drawn] = draw_caps_at(p.m, s.max_steps, indices[drawn], seed=s.seed, sequence=s.sequence, caps=s.caps)
     return out
 
 

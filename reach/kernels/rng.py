@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block",
+__all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block", "uniform_rows",
            "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "RETRY_STREAM"]
 
 CAPS_STREAM = 0
@@ -55,6 +55,15 @@ def uniform_at(state, coordinate):
 def hashed_uniform(seed, stream, index, coordinate):
     """A uniform number in [0, 1) fixed by (seed, stream, index, coordinate)."""
     return uniform_at(stream_state(seed, stream, index), coordinate)
+
+
+@nb.njit(cache=True)
+def uniform_rows(seed, stream, indices, out):
+    """Fill ``out`` (k, d) with hashed uniforms for the sample ``indices`` (row s: index ``indices[s]``)."""
+    for s in range(out.shape[0]):
+        state = stream_state(seed, stream, indices[s])
+        for j in range(out.shape[1]):
+            out[s, j] = uniform_at(state, j)
 
 
 @nb.njit(cache=True)

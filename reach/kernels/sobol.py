@@ -152,6 +152,36 @@ def _points(V, shift, start, out, state):
                 state[d] ^= V[d, c]
 
 
+@nb.njit(cache=True)
+def _points_at(V, shift, indices, out):
+    """Points at arbitrary ``indices``, each directly from its Gray code."""
+    scale = 1.0 / (1 << BITS)
+    for s in range(indices.shape[0]):
+        i = np.uint64(indices[s])
+        g = i ^ (i >> np.uint64(1))
+        for d in range(V.shape[0]):
+            x = shift[d]
+            gg = g
+            b = 0
+            while gg:
+                if gg & np.uint64(1):
+                    x ^= V[d, b]
+                gg >>= np.uint64(1)
+                b += 1
+            out[s, d] = x * scale
+
+
+def sobol_points_at(dim, indices, *, seed=0):
+    """Scrambled Sobol points at the given indices: (k, dim), equal to :func:`sobol_points` row by row."""
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= (1 << BITS)):
+        raise ValueError(f"Sobol indices must lie in [0, 2^{BITS}).")
+    V, shift = scrambled_directions(dim, seed)
+    out = np.empty((len(indices), dim))
+    _points_at(V, shift, indices, out)
+    return out
+
+
 def sobol_points(dim, start, count, *, seed=0, scramble=True):
     """Points ``start .. start + count - 1`` of the (scrambled) Sobol sequence: (count, dim) in [0, 1)."""
     if start < 0 or count < 0 or start + count > (1 << BITS):
