@@ -363,12 +363,12 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         todo = [(s, c) for s, c in first if s not in done]
         todo_total += sum(c for _, c in todo)
         _run_todo(plan, todo, acc, ckpt, bar, run)
-        stored = {}
+        stored = []  # (first index, quantized caps) of each round's children: 2 bytes per cap
         for r, chunks in enumerate(rounds):
             start, count = chunks[0][0], sum(c for _, c in chunks)
             Q = children_caps(problem, settings, r, acc.arrays, start, count,
                               lambda idx: _caps_of(plan, idx, stored))
-            stored.update({start + i: Q[i] for i in range(count)})  # views of Q: 2 bytes per cap
+            stored.append((start, Q))
             todo = [(s, c, Q[s - start:s - start + c]) for s, c in chunks if s not in done]
             todo_total += sum(c for _, c, _ in todo)
             _run_todo(plan, todo, acc, ckpt, bar, run)
@@ -406,13 +406,15 @@ def _run_todo(plan, todo, acc, ckpt, bar, run):
 
 
 def _caps_of(plan, indices, stored):
-    """The caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps."""
+    """The caps (k, N, m) of samples ``indices``: a directed child's stored caps, or drawn by index."""
     s, p = plan.settings, plan.problem
     indices = np.asarray(indices, dtype=np.int64)
     out = np.empty((len(indices), s.max_steps, p.m))
-    drawn = np.array([int(i) not in stored for i in indices], dtype=bool)
-    for k in np.flatnonzero(~drawn):
-        out[k] = stored[int(indices[k])] / QUANT
+    drawn = np.ones(len(indices), dtype=bool)
+    for first, Q in stored:
+        here = (indices >= first) & (indices < first + len(Q))
+        out[here] = Q[indices[here] - first] / QUANT
+        drawn &= ~here
     if drawn.any():
         out[drawn] = draw_caps_at(p.m, s.max_steps, indices[drawn], seed=s.seed, sequence=s.sequence, caps=s.caps)
     return out
