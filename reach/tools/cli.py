@@ -3,8 +3,9 @@
 A leaf of the package: it imports the core, the core never imports it.
 
 Exit codes: 0 done; 2 bad input (one line naming the argument or file);
-1 an internal failure (one line; ``REACH_DEBUG=1`` shows the traceback);
-130 interrupted (finished work is kept in the checkpoint).
+1 an internal failure (one line; ``REACH_DEBUG=1`` shows the traceback) or an
+empty set (saved, with its message); 130 interrupted (finished work is kept
+in the checkpoint).
 """
 
 from __future__ import annotations
@@ -158,6 +159,8 @@ def format_summary(summary, title):
         lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
                      f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
         lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
+    if not summary["kept"]:
+        return "\n".join(lines)
     lines.append("")
     lines.append(f"contact   lift-off   slide    stick     (tolerance {summary['tolerance']:.1e} m/s)")
     for name, c in summary["contacts"].items():
@@ -221,6 +224,11 @@ def cmd_run(args):
     common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps, strategy=args.strategy,
                   solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
                   backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
+    import warnings
+
+    from reach.result import SamplingWarning
+
+    warnings.simplefilter("ignore", SamplingWarning)  # the summary prints the status and its message
     try:
         if args.epsilon is not None:
             result = sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
@@ -249,6 +257,9 @@ def cmd_run(args):
         print(f"wrote {json_out}")
     if not args.no_plot and len(result):
         print(f"wrote {_draw_run(result, scenario, out.with_suffix('.png'))}")
+    if not result.success:
+        print(f"reach: {result.message}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -259,8 +270,8 @@ def _print_adaptive(adaptive):
     verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
     print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
     if last:
-        print(f"last round: {last['far']} of {last['new']} new outcomes farther than epsilon; "
-              f"P(new outcome outside) <= {last['upper_bound']:.2e}")
+        print(f"last round ({last['samples']:,d} samples): {last['far']} of {last['held_out']} held-out outcomes "
+              f"farther than epsilon; P(held-out outcome outside) <= {last['upper_bound']:.2e}")
 
 
 def _draw_run(result, scenario, path):

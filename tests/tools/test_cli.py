@@ -223,3 +223,21 @@ def test_result_written_into_a_directory_keeps_the_checkpoint(tmp_path, capsys, 
     monkeypatch.setattr(reach.result.PostImpactSet, "save", real)
     assert main(args + ["--resume"]) == 0
     assert out.exists() and not (tmp_path / "r.ckpt").exists()
+
+
+def test_adaptive_run_reports_its_rounds(tmp_path, capsys):
+    assert main(["run", "rocking-block", "--epsilon", "0.004", "--no-progress", "--no-plot", "--n-jobs", "1",
+                 "--out", str(tmp_path / "a.npz")]) == 0
+    text = capsys.readouterr().out
+    assert "adaptive stopping at epsilon=0.004" in text and "held-out outcomes farther than epsilon" in text
+
+
+def test_an_empty_set_is_saved_said_and_exits_1(tmp_path, capsys):
+    out = tmp_path / "empty.npz"
+    assert main(["run", "box-wall", "--h", "1e-6", "--steps", "2", "--samples", "256", "--no-progress",
+                 "--n-jobs", "1", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "status                    EMPTY" in captured.out and "nan" not in captured.out
+    assert captured.err.strip().startswith("reach: the set is empty: none of 256 samples")
+    assert len(captured.err.strip().splitlines()) == 1  # the message, not a Python warning too
+    assert PostImpactSet.load(out).status.name == "EMPTY"
