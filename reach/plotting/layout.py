@@ -258,8 +258,8 @@ def plot_result_figure(result, *, baselines="auto", title=None):
     rows = -(-len(planes) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.4 * cols, 4.8 * rows), layout="constrained", squeeze=False)
     outcome = pick_outcome(result, baselines)
-    for ax, plane in zip(axes.ravel(), planes):
-        _draw_plane(result, plane, ax, baselines=baselines, highlight=outcome)
+    for k, (ax, plane) in enumerate(zip(axes.ravel(), planes)):
+        _draw_plane(result, plane, ax, baselines=baselines, highlight=outcome, legend=k == 0)
     for ax in axes.ravel()[len(planes):]:
         ax.set_axis_off()
     settings = result.settings

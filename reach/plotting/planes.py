@@ -368,7 +368,7 @@ def _draw_layers(ax, layers, lo, span):
     handles["pre-impact"] = Line2D([], [], **STYLE["pre"])
     if layers["star"] is not None:
         ax.plot(*layers["star"], **STYLE["highlight"])
-        handles["outcome drawn in the 'after' panel"] = Line2D([], [], **STYLE["highlight"])
+        handles["one outcome, the same in every panel"] = Line2D([], [], **STYLE["highlight"])
     return handles
 
 
