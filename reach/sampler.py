@@ -25,10 +25,10 @@ import time
 
 import numpy as np
 
-from reach.kernels.rng import CAPS_STREAM, uniform_block, uniform_rows
-from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
+from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
                                  make_step_work, run_samples_kernel)
 from reach.kernels.enumeration import FALLBACK_MAX_N
+from reach.caps import draw_caps, draw_caps_at
 from reach.directed import QUANT, children_caps
 from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
@@ -38,71 +38,12 @@ from reach.step import kernel_data, step_options
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET"]
 
-#: Exponent of the "extremes" cap transform (see :func:`draw_caps`).
-EXTREMES_POWER = 5.0
-CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE}
+CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
+#: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m mode assignments per step).
+EXACT_MAX_CONTACTS = 3
 BACKENDS = ("serial", "loky", "threading", "dask")
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
 CAP_BUDGET = 2**21
-
-
-def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
-    """The normalized caps ``p`` for samples ``start .. start + count - 1``: shape (count, N, m).
-
-    ``"sobol"``: scrambled Sobol points over ``[0, 1]^(m N)`` (:mod:`reach.kernels.sobol`);
-    ``"uniform"``: counter-based uniforms.  Either way sample i's caps depend
-    only on (seed, i).  ``caps="extremes"`` maps each coordinate ``u`` through
-    ``(2u)^5 / 2`` (``u < 1/2``) or ``1 - (2(1-u))^5 / 2``, a monotone map that
-    keeps the points' stratification and has a positive density everywhere
-    (values within 1e-6 of 0 or 1 are set to 0 or 1); ``"mixed"`` takes the
-    extreme caps for odd indices, ``"broad"`` uniform, extreme and binary caps
-    for indices 0, 1, 2 mod 3.
-    """
-    dim = m * N
-    if sequence == "sobol":
-        from reach.kernels.sobol import sobol_points
-
-        P = sobol_points(dim, int(start), int(count), seed=seed)
-    else:
-        P = np.empty((int(count), dim))
-        uniform_block(seed, CAPS_STREAM, int(start), P)
-    return _shape_caps(P, np.arange(int(start), int(start) + int(count)), m, N, caps)
-
-
-def draw_caps_at(m, N, indices, *, seed=0, sequence="sobol", caps="uniform"):
-    """The caps of samples at arbitrary ``indices`` (k, N, m): row s equals ``draw_caps(m, N, indices[s], 1)[0]``."""
-    indices = np.ascontiguousarray(indices, dtype=np.int64)
-    if sequence == "sobol":
-        from reach.kernels.sobol import sobol_points_at
-
-        P = sobol_points_at(m * N, indices, seed=seed)
-    else:
-        P = np.empty((len(indices), m * N))
-        uniform_rows(seed, CAPS_STREAM, indices, P)
-    return _shape_caps(P, indices, m, N, caps)
-
-
-def _extreme(P):
-    E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
-    # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
-    # step, and no near-degenerate LCP whose data span nine orders of magnitude
-    E[E < 1e-6] = 0.0
-    E[E > 1.0 - 1e-6] = 1.0
-    return E
-
-
-def _shape_caps(P, indices, m, N, caps):
-    """Apply the cap distribution to uniform points ``P`` (k, m N) of samples ``indices``; shape (k, N, m)."""
-    if caps == "extremes":
-        P = _extreme(P)
-    elif caps == "mixed":  # odd sample indices take the extreme caps, even ones the uniform caps
-        odd = indices % 2 == 1
-        P[odd] = _extreme(P[odd])
-    elif caps == "broad":  # uniform, extreme and binary caps for indices 0, 1, 2 mod 3
-        kind = indices % 3
-        P[kind == 1] = _extreme(P[kind == 1])
-        P[kind == 2] = np.where(P[kind == 2] < 0.5, 0.0, 1.0)
-    return np.ascontiguousarray(P.reshape(len(indices), N, m))
 
 
 class Plan:
@@ -114,6 +55,10 @@ class Plan:
         if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
             raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
                              f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
+        if settings.solution_choice == "exact" and (not problem.planar or problem.m > EXACT_MAX_CONTACTS):
+            raise ValueError(f"`solution_choice='exact'` needs a planar problem with at most "
+                             f"{EXACT_MAX_CONTACTS} contacts; this one is "
+                             f"{'planar' if problem.planar else 'spatial'} with {problem.m}.")
         if settings.sequence == "sobol" and problem.m * settings.max_steps > MAX_DIM:
             raise ValueError(f"`max_steps` = {settings.max_steps} with {problem.m} contacts needs "
                              f"{problem.m * settings.max_steps} Sobol dimensions, more than {MAX_DIM}; "

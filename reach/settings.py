@@ -17,7 +17,7 @@ __all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "STRATEGIES", "SOLUTION_CHOI
 SEQUENCES = ("sobol", "uniform")
 STRATEGIES = ("directed", "uniform")
 CAPS = ("uniform", "extremes", "mixed", "broad")
-SOLUTION_CHOICES = ("random", "first", "enumerate")
+SOLUTION_CHOICES = ("random", "first", "enumerate", "exact")
 MAX_SAMPLES = 2**30
 MAX_STEPS = 100_000
 MAX_SEED = 2**63 - 1
@@ -88,7 +88,10 @@ class SamplingSettings:
         (see :mod:`reach.kernels.routh`): ``"random"`` a random covering
         vector for Lemke per step; ``"first"`` the covering vector of ones;
         ``"enumerate"`` every complementary solution enumerated and one
-        distinct v' chosen uniformly (exact, slow, LCPs of size n <= 14).
+        distinct v' chosen uniformly (exact, slow, LCPs of size n <= 14);
+        ``"exact"`` every distinct v' found by enumerating per-contact modes
+        (:mod:`reach.kernels.modes`) and one chosen uniformly — exact, and
+        cheap for planar problems with up to three contacts.
     keep_paths : int
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int

@@ -14,7 +14,8 @@ import hashlib
 from pathlib import Path
 
 #: Every module of this folder that defines kernels (all of them inline each other).
-KERNEL_MODULES = ("lcp.py", "verify.py", "enumeration.py", "routh.py", "rng.py", "sobol.py", "replay.py")
+KERNEL_MODULES = ("lcp.py", "verify.py", "enumeration.py", "routh.py", "rng.py", "sobol.py", "replay.py",
+                  "modes.py")
 STAMP = "reach-kernels.sha256"
 
 

@@ -46,17 +46,19 @@ import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
 from reach.kernels.lcp import LemkeOptions, LemkeWork, ScaledLCP, make_work, solve_scaled
+from reach.kernels.modes import mode_step
 from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, hashed_uniform,
                                stream_state, uniform_at)
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "RouthData", "StepOptions", "StepWork",
+__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "RouthData", "StepOptions", "StepWork",
            "SampleOutput", "SAMPLE_FIELDS", "make_step_work", "allocate_output", "routh_step_kernel",
            "robust_step", "take_step", "colliding", "fill_covering", "run_samples_kernel", "MAX_DISTINCT"]
 
 CHOICE_FIRST = 0
 CHOICE_RANDOM = 1
 CHOICE_ENUMERATE = 2
+CHOICE_EXACT = 3
 
 #: Most distinct v' an enumerated step keeps.
 MAX_DISTINCT = 64
@@ -367,6 +369,10 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 @nb.njit(cache=True)
 def take_step(data, v, lam, opts, work, sample, step, v_next):
     """Dispatch one step on the solution choice; returns (status, residual, solves)."""
+    if opts.choice == CHOICE_EXACT:
+        if mode_step(data, v, lam, opts.seed, sample, step, work, v_next) > 0:
+            return 0, 0.0, 1
+        return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
     if opts.choice == CHOICE_ENUMERATE:
         if enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0:
             return 0, 0.0, 1
