@@ -15,12 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from reach.files import atomic_write
+from reach.files import atomic_write, read_npz
 from reach.kernels.routh import SAMPLE_FIELDS
 
 __all__ = ["Checkpoint", "run_fingerprint"]
@@ -103,10 +102,10 @@ class Checkpoint:
         for start in self.finished_starts():
             f = self._chunk_file(start)
             try:
-                with np.load(f, allow_pickle=False) as npz:
-                    chunk = {key: npz[key] for key in CHUNK_KEYS}
-                    owner = str(npz["run_fingerprint"])
-            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+                data = read_npz(f)
+                chunk = {key: data[key] for key in CHUNK_KEYS}
+                owner = str(data["run_fingerprint"])
+            except (ValueError, KeyError) as exc:
                 raise ValueError(f"checkpoint chunk {str(f)!r} is corrupt ({exc}); delete that file "
                                  "to recompute its samples.") from None
             if owner != self.fingerprint:

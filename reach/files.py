@@ -3,9 +3,29 @@
 from __future__ import annotations
 
 import os
+import zipfile
+import zlib
 from pathlib import Path
 
-__all__ = ["atomic_write"]
+import numpy as np
+
+__all__ = ["atomic_write", "read_npz"]
+
+
+def read_npz(path):
+    """Every array of the ``.npz`` archive ``path``, as a dict; a ValueError for anything else.
+
+    An empty, truncated or corrupt file, a single ``.npy`` array renamed
+    ``.npz``, or an unreadable path all give a ValueError naming the file.
+    """
+    try:
+        npz = np.load(path, allow_pickle=False)
+        if not isinstance(npz, np.lib.npyio.NpzFile):
+            raise ValueError("it holds one array, not named arrays")
+        with npz:
+            return {key: npz[key] for key in npz.files}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{str(path)!r} is not a readable .npz archive ({exc}).") from None
 
 
 def atomic_write(path, writer):

@@ -34,13 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-from reach.files import atomic_write
+from reach.files import atomic_write, read_npz
 
 __all__ = ["ImpactProblem"]
 
@@ -425,13 +423,9 @@ def _read_problem_file(path):
             raise ValueError(f"`path` {str(path)!r} is not valid JSON: {str(exc)[:120]}") from None
     elif suffix == ".npz":
         try:
-            npz = np.load(path, allow_pickle=False)
-            if not isinstance(npz, np.lib.npyio.NpzFile):
-                raise ValueError("it holds one array, not named arrays")
-            with npz:
-                data = {key: npz[key] for key in npz.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
-            raise ValueError(f"`path` {str(path)!r} is not a readable .npz archive ({exc}).") from None
+            data = read_npz(path)
+        except ValueError as exc:
+            raise ValueError(f"`path` {exc}") from None
     else:
         raise ValueError(f"`path` must end in .npz or .json; got {str(path)!r}.")
     if not isinstance(data, dict):

@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import os
 import platform
-import zipfile
-import zlib
 from enum import IntEnum
 from pathlib import Path
 
 import numpy as np
 
-from reach.files import atomic_write
+from reach.files import atomic_write, read_npz
 from reach.kernels.routh import SAMPLE_FIELDS
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings
@@ -310,11 +308,7 @@ class PostImpactSet:
         if not path.is_file():
             raise ValueError(f"`path` {str(path)!r} is not a file.")
         try:
-            npz = np.load(path, allow_pickle=False)
-            if not isinstance(npz, np.lib.npyio.NpzFile):
-                raise ValueError("it holds one array, not named arrays")
-            with npz:
-                data = {key: npz[key] for key in npz.files}
+            data = read_npz(path)
             meta = json.loads(str(data["meta"]))
             version = meta.get("format_version") if isinstance(meta, dict) else None
             if version != FORMAT_VERSION:
@@ -326,8 +320,7 @@ class PostImpactSet:
                                     contact_names=p["contact_names"])
             arrays = {name: data["all_velocities" if name == "velocities" else name] for name in SAMPLE_FIELDS}
             lengths, flat = data["path_lengths"], data["paths"]
-        except (OSError, ValueError, TypeError, KeyError, EOFError, AttributeError, RecursionError,
-                zipfile.BadZipFile, zlib.error) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise ValueError(f"`path` {str(path)!r} is not a reach result file ({type(exc).__name__}: "
                              f"{exc}).") from None
         _check_loaded(path, problem, settings, arrays, lengths, flat)

@@ -16,24 +16,19 @@ import numpy as np
 
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
+__all__ = ["solve_dense", "enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
 
 #: Largest LCP the sampler enumerates as a last resort (2^14 index sets).
 FALLBACK_MAX_N = 14
 
 
 @nb.njit(cache=True)
-def _solve_principal(M, q, members, k, A, b, x):
-    """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
-    for a in range(k):
-        for c in range(k):
-            A[a, c] = M[members[a], members[c]]
-        b[a] = -q[members[a]]
+def solve_dense(A, b, x, k):
+    """Solve ``A[:k, :k] x = b[:k]`` in place by Gaussian elimination with partial pivoting; False if singular."""
     scale = 0.0
-    for a in range(k):
-        for c in range(k):
-            if abs(A[a, c]) > scale:
-                scale = abs(A[a, c])
+    for i in range(k):
+        for j in range(k):
+            scale = max(scale, abs(A[i, j]))
     for col in range(k):
         p = col
         big = abs(A[col, col])
@@ -41,16 +36,12 @@ def _solve_principal(M, q, members, k, A, b, x):
             if abs(A[r, col]) > big:
                 big = abs(A[r, col])
                 p = r
-        if big <= 1e-12 * scale:
+        if big <= 1e-12 * scale or big == 0.0:
             return False
         if p != col:
             for c in range(k):
-                tmp = A[col, c]
-                A[col, c] = A[p, c]
-                A[p, c] = tmp
-            tmp = b[col]
-            b[col] = b[p]
-            b[p] = tmp
+                A[col, c], A[p, c] = A[p, c], A[col, c]
+            b[col], b[p] = b[p], b[col]
         for r in range(col + 1, k):
             f = A[r, col] / A[col, col]
             if f != 0.0:
@@ -63,6 +54,16 @@ def _solve_principal(M, q, members, k, A, b, x):
             acc -= A[r, c] * x[c]
         x[r] = acc / A[r, r]
     return True
+
+
+@nb.njit(cache=True)
+def _solve_principal(M, q, members, k, A, b, x):
+    """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
+    for a in range(k):
+        for c in range(k):
+            A[a, c] = M[members[a], members[c]]
+        b[a] = -q[members[a]]
+    return solve_dense(A, b, x, k)
 
 
 @nb.njit(cache=True)

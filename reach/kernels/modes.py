@@ -28,46 +28,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.kernels.enumeration import solve_dense
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 
-__all__ = ["MODES", "mode_step", "solve_dense"]
+__all__ = ["MODES", "mode_step"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
-
-
-@nb.njit(cache=True)
-def solve_dense(A, b, x, k):
-    """Solve ``A[:k, :k] x = b[:k]`` in place by Gaussian elimination with partial pivoting; False if singular."""
-    scale = 0.0
-    for i in range(k):
-        for j in range(k):
-            scale = max(scale, abs(A[i, j]))
-    for col in range(k):
-        p = col
-        big = abs(A[col, col])
-        for r in range(col + 1, k):
-            if abs(A[r, col]) > big:
-                big = abs(A[r, col])
-                p = r
-        if big <= 1e-12 * scale or big == 0.0:
-            return False
-        if p != col:
-            for c in range(k):
-                A[col, c], A[p, c] = A[p, c], A[col, c]
-            b[col], b[p] = b[p], b[col]
-        for r in range(col + 1, k):
-            f = A[r, col] / A[col, col]
-            if f != 0.0:
-                for c in range(col, k):
-                    A[r, c] -= f * A[col, c]
-                b[r] -= f * b[col]
-    for r in range(k - 1, -1, -1):
-        acc = b[r]
-        for c in range(r + 1, k):
-            acc -= A[r, c] * x[c]
-        x[r] = acc / A[r, r]
-    return True
 
 
 @nb.njit(cache=True)

@@ -122,13 +122,11 @@ def scrambled_directions(dim, seed):
 
 
 @nb.njit(cache=True)
-def _points(V, shift, start, out, state):
-    """Point ``start`` directly from its Gray code, then one XOR per coordinate per step."""
-    scale = 1.0 / (1 << BITS)
-    dim = V.shape[0]
-    i = np.uint64(start)
+def _point_at(V, shift, index, state):
+    """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
+    i = np.uint64(index)
     g = i ^ (i >> np.uint64(1))
-    for d in range(dim):
+    for d in range(V.shape[0]):
         x = shift[d]
         gg = g
         b = 0
@@ -138,6 +136,14 @@ def _points(V, shift, start, out, state):
             gg >>= np.uint64(1)
             b += 1
         state[d] = x
+
+
+@nb.njit(cache=True)
+def _points(V, shift, start, out, state):
+    """Point ``start`` directly from its Gray code, then one XOR per coordinate per step."""
+    scale = 1.0 / (1 << BITS)
+    dim = V.shape[0]
+    _point_at(V, shift, start, state)
     for s in range(out.shape[0]):
         for d in range(dim):
             out[s, d] = state[d] * scale
@@ -153,22 +159,13 @@ def _points(V, shift, start, out, state):
 
 
 @nb.njit(cache=True)
-def _points_at(V, shift, indices, out):
+def _points_at(V, shift, indices, out, state):
     """Points at arbitrary ``indices``, each directly from its Gray code."""
     scale = 1.0 / (1 << BITS)
     for s in range(indices.shape[0]):
-        i = np.uint64(indices[s])
-        g = i ^ (i >> np.uint64(1))
+        _point_at(V, shift, indices[s], state)
         for d in range(V.shape[0]):
-            x = shift[d]
-            gg = g
-            b = 0
-            while gg:
-                if gg & np.uint64(1):
-                    x ^= V[d, b]
-                gg >>= np.uint64(1)
-                b += 1
-            out[s, d] = x * scale
+            out[s, d] = state[d] * scale
 
 
 def sobol_points_at(dim, indices, *, seed=0):
@@ -178,7 +175,7 @@ def sobol_points_at(dim, indices, *, seed=0):
         raise ValueError(f"Sobol indices must lie in [0, 2^{BITS}).")
     V, shift = scrambled_directions(dim, seed)
     out = np.empty((len(indices), dim))
-    _points_at(V, shift, indices, out)
+    _points_at(V, shift, indices, out, np.empty(dim, dtype=np.uint64))
     return out
 
 

@@ -191,8 +191,12 @@ def cmd_show(args):
     return 0
 
 
-def _run_inputs(args):
-    """(problem, scenario or None, label, h, N, n_samples) from the run arguments."""
+def _run_inputs(args, samples=None):
+    """(problem, scenario or None, label, h, N, samples) from a scenario name or --problem FILE.
+
+    ``samples`` is the sample count given on the command line (default: the
+    scenario's, or 2^14 for a problem file).
+    """
     from reach import ImpactProblem
 
     if (args.name is None) == (args.problem is None):
@@ -205,17 +209,17 @@ def _run_inputs(args):
             problem = ImpactProblem.from_file(args.problem)
         except (ValueError, TypeError) as exc:
             raise UsageError(f"reach: --problem: {exc}") from None
-        return problem, None, Path(args.problem).stem, args.h, args.steps, args.samples or 2**14
+        return problem, None, Path(args.problem).stem, args.h, args.steps, samples or 2**14
     scenario = _scenario(args.name)
     return (scenario.problem, scenario, scenario.name, args.h or scenario.h, args.steps or scenario.N,
-            args.samples or scenario.n_samples)
+            samples or scenario.n_samples)
 
 
 def cmd_run(args):
     from reach import sample_post_impact_set
     from reach.sampler import sample_adaptive
 
-    problem, scenario, label, h, N, n_samples = _run_inputs(args)
+    problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
     if args.quick:
         n_samples = min(n_samples, 4096)
     out = _output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
@@ -343,24 +347,11 @@ def cmd_bench(args):
 
 
 def cmd_coverage(args):
-    from reach import ImpactProblem
     from reach.tools.coverage import format_coverage, plot_coverage, run_coverage, save_report
 
-    if (args.name is None) == (args.problem is None):
-        raise UsageError("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
-    if args.problem is not None:
-        if args.h is None or args.steps is None:
-            raise UsageError("reach: a --problem coverage run needs --h and --steps.")
-        try:
-            problem = ImpactProblem.from_file(args.problem)
-        except (ValueError, TypeError) as exc:
-            raise UsageError(f"reach: --problem: {exc}") from None
-        label, h, N, budget = Path(args.problem).stem, args.h, args.steps, args.budget or 2**14
-    else:
-        scenario = _scenario(args.name)
-        problem, label = scenario.problem, scenario.name
-        h, N = args.h or scenario.h, args.steps or scenario.N
-        budget = args.budget or min(scenario.n_samples, 2**16)
+    problem, scenario, label, h, N, budget = _run_inputs(args, args.budget)
+    if scenario is not None and args.budget is None:
+        budget = min(budget, 2**16)
     out = _output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
     report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs)
     print()

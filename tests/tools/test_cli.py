@@ -241,3 +241,12 @@ def test_an_empty_set_is_saved_said_and_exits_1(tmp_path, capsys):
     assert captured.err.strip().startswith("reach: the set is empty: none of 256 samples")
     assert len(captured.err.strip().splitlines()) == 1  # the message, not a Python warning too
     assert PostImpactSet.load(out).status.name == "EMPTY"
+
+
+def test_the_entry_point_of_0_1_console_scripts_still_answers():
+    """`reach` scripts installed by 0.1 call reach.cli:main; it forwards to the tools' command line."""
+    out = subprocess.run([sys.executable, "-m", "reach.cli", "run", "no-such-scenario"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("reach: unknown scenario 'no-such-scenario'; valid names are rocking-block, "
+                                  "box-wall, compass-gait, ramone, disk-stack.")
