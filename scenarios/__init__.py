@@ -6,6 +6,12 @@
 >>> s = scenarios.get("rocking_block")
 >>> s.contact_labels, s.h, s.N, s.n_samples
 (('A', 'B'), 0.3, 10, 16384)
+
+Stewart & Trinkle's time-stepping examples, and every paper scenario dropped
+from just above its impact, are :class:`Simulation` records:
+
+>>> scenarios.simulation_names()[:2]
+['spinning-rod', 'four-balls']
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ from __future__ import annotations
 import importlib
 
 from scenarios._base import Scenario
+from scenarios._simulation import Simulation, dropped
 
-__all__ = ["Scenario", "names", "get", "get_all"]
+__all__ = ["Scenario", "Simulation", "names", "get", "get_all", "simulation_names", "get_simulation"]
 
 _MODULES = {
     "rocking-block": "rocking_block",
@@ -22,6 +29,12 @@ _MODULES = {
     "compass-gait": "compass_gait",
     "ramone": "ramone",
     "disk-stack": "disk_stack",
+}
+
+
+_SIMULATIONS = {
+    "spinning-rod": "spinning_rod",
+    "four-balls": "four_balls",
 }
 
 
@@ -53,3 +66,21 @@ def get(name):
 def get_all():
     """All scenarios, in :func:`names` order."""
     return [get(name) for name in names()]
+
+
+def simulation_names():
+    """Names :func:`get_simulation` accepts: the time-stepping examples, then the paper scenarios."""
+    return list(_SIMULATIONS) + names()
+
+
+def get_simulation(name, **drop_options):
+    """The time-stepping run ``name``: Stewart & Trinkle's examples, or a paper scenario dropped onto its impact.
+
+    ``drop_options`` go to :func:`scenarios._simulation.dropped` for the paper scenarios.
+    """
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
+    if key in _SIMULATIONS:
+        return importlib.import_module(f"scenarios.{_SIMULATIONS[key]}").simulation()
+    if key not in _MODULES:
+        raise ValueError(f"unknown simulation {name!r}; valid names are {', '.join(simulation_names())}.")
+    return dropped(get(key), **drop_options)

@@ -57,6 +57,8 @@ class PlanarDynamics(Dynamics):
             raise ValueError(f"unknown contacts {unknown}; the model's are {sorted(known)}.")
         self.contact_names = tuple(names)
         if isinstance(mu, dict):
+            flipped = {"|".join(reversed(key.split("|"))): value for key, value in mu.items() if key not in names}
+            mu = {**{k: v for k, v in mu.items() if k in names}, **flipped}
             unknown = sorted(set(mu) - set(names))
             if unknown:
                 raise ValueError(f"`mu` names unknown contacts {unknown}; known: {list(names)}.")
