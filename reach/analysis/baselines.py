@@ -21,10 +21,16 @@ class Baselines:
         Every distinct Anitescu-Potra outcome (:func:`reach.laws.simultaneous`).
     sequential : dict of str -> ndarray (k + 1, nv)
         Sequential resolution paths keyed by the first contact's name.
+    stepper : ndarray, shape (k, nv)
+        Outcomes of a time-stepper (:mod:`reach.analysis.landing`), if given.
+    stepper_label : str
+        Their legend label.
     """
 
     simultaneous: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     sequential: dict = field(default_factory=dict)
+    stepper: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    stepper_label: str = "time-stepper"
 
     @classmethod
     def compute(cls, problem, *, sequential="auto", simultaneous=True):

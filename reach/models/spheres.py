@@ -126,6 +126,27 @@ class SphereSystem(Dynamics):
             rows[r, 6 * ball + 3:6 * ball + 6] = np.cross(offset, d)
         return rows
 
+    def frames(self, q):
+        """World contact frames: points (p, 3), normals (p, 3) and tangents (p, 2, 3) of every candidate."""
+        c = self.centers(q)
+        p = len(self.contact_names)
+        points, normals, tangents = np.empty((p, 3)), np.empty((p, 3)), np.empty((p, 2, 3))
+        for i in range(self.n):
+            points[i], normals[i], tangents[i] = c[i] - self.radius[i] * _EZ, _EZ, [_EX, [0.0, 1.0, 0.0]]
+        for k, (j, i) in enumerate(self.pairs, start=self.n):
+            n, t1, t2 = self._pair_frame(c[j] - c[i])
+            points[k], normals[k], tangents[k] = c[i] + self.radius[i] * n, n, [t1, t2]
+        return points, normals, tangents
+
+    @staticmethod
+    def _pair_frame(gap):
+        n = gap / np.linalg.norm(gap)
+        t1 = np.cross(n, _EZ)
+        if np.linalg.norm(t1) < 1e-9:
+            t1 = np.cross(n, _EX)
+        t1 /= np.linalg.norm(t1)
+        return n, t1, np.cross(t1, n)
+
     def contacts(self, q):
         c = self.centers(q)
         p = len(self.contact_names)
@@ -134,14 +155,9 @@ class SphereSystem(Dynamics):
             rows = self._rows(i, -self.radius[i] * _EZ, [_EZ, _EX, np.array([0.0, 1.0, 0.0])])
             phi[i], Jn[i], Jt[i] = c[i, 2] - self.radius[i], rows[0], rows[1:]
         for k, (j, i) in enumerate(self.pairs, start=self.n):
-            gap = c[j] - c[i]
-            dist = float(np.linalg.norm(gap))
-            n = gap / dist
-            t1 = np.cross(n, _EZ)
-            if np.linalg.norm(t1) < 1e-9:
-                t1 = np.cross(n, _EX)
-            t1 /= np.linalg.norm(t1)
-            directions = [n, t1, np.cross(t1, n)]
+            dist = float(np.linalg.norm(c[j] - c[i]))
+            directions = list(self._pair_frame(c[j] - c[i]))
+            n = directions[0]
             rows = (self._rows(j, -self.radius[j] * n, directions) -
                     self._rows(i, self.radius[i] * n, directions))
             phi[k], Jn[k], Jt[k] = dist - self.radius[i] - self.radius[j], rows[0], rows[1:]

@@ -1,4 +1,4 @@
-"""The ``reach`` command line: run, list, show, plot, figures, bench.
+"""The ``reach`` command line: run, list, show, plot, figures, bench, coverage, simulate.
 
 A leaf of the package: it imports the core, the core never imports it.
 
@@ -19,12 +19,10 @@ import traceback
 from pathlib import Path
 
 from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
+from reach.tools.arguments import UsageError, image_suffixes, output_path, positive_float
+from reach.tools.cli_simulate import add_simulate
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
-
-
-class UsageError(Exception):
-    """Bad input from the command line: exit 2 with the message."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,16 +80,6 @@ def _n_jobs(text):
     return value
 
 
-def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
-    return value
-
-
 def _fraction(text):
     try:
         value = float(text)
@@ -110,31 +98,6 @@ def _scenario(name):
         return scenarios.get(name)
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
-
-
-def _output_path(text, flag, *, suffixes=None):
-    """An output file path that can be written: its folder exists or is created, it is not a folder."""
-    path = Path(text)
-    if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise UsageError(f"reach: {flag} must end in {' or '.join(suffixes)}; got {str(path)!r}.")
-    if path.is_dir():
-        raise UsageError(f"reach: {flag} {str(path)!r} is a directory.")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"reach: {flag} {str(path)!r}: cannot create its folder ({exc.strerror}).") from None
-    if not os.access(path.parent, os.W_OK):
-        raise UsageError(f"reach: {flag} {str(path)!r}: its folder is not writable.")
-    return path
-
-
-def _image_suffixes():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    return tuple(f".{k}" for k in Figure().canvas.get_supported_filetypes())
 
 
 def format_summary(summary, title):
@@ -182,7 +145,7 @@ def cmd_list(args):
 
 def cmd_show(args):
     scenario = _scenario(args.name)
-    out = _output_path(args.out or f"{scenario.name}.png", "--out", suffixes=_image_suffixes())
+    out = output_path(args.out or f"{scenario.name}.png", "--out", suffixes=image_suffixes())
     from reach.plotting.drawing import draw_configuration
 
     ax = draw_configuration(scenario)
@@ -222,8 +185,8 @@ def cmd_run(args):
     problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
     if args.quick:
         n_samples = min(n_samples, 4096)
-    out = _output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
-    json_out = _output_path(args.json, "--json") if args.json else None
+    out = output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
+    json_out = output_path(args.json, "--json") if args.json else None
     checkpoint = out.with_name(out.stem + ".ckpt")
     common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps, strategy=args.strategy,
                   solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
@@ -337,7 +300,7 @@ def cmd_figures(args):
 def cmd_bench(args):
     from reach.tools.bench import format_bench, run_bench
 
-    json_out = _output_path(args.json, "--json") if args.json else None
+    json_out = output_path(args.json, "--json") if args.json else None
     report = run_bench(quick=args.quick)
     print(format_bench(report))
     if json_out is not None:
@@ -352,7 +315,7 @@ def cmd_coverage(args):
     problem, scenario, label, h, N, budget = _run_inputs(args, args.budget)
     if scenario is not None and args.budget is None:
         budget = min(budget, 2**16)
-    out = _output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
+    out = output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
     report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs)
     print()
     print(format_coverage(report))
@@ -367,9 +330,9 @@ def _add_run(sub):
     p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
     p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
     p.add_argument("--samples", type=_samples, help="number of samples M (default: the paper's)")
-    p.add_argument("--h", type=_positive_float, help="step size h (default: the paper's)")
+    p.add_argument("--h", type=positive_float, help="step size h (default: the paper's)")
     p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
-    p.add_argument("--eps", type=_positive_float, help="closing-step radius epsilon (default h/10)")
+    p.add_argument("--eps", type=positive_float, help="closing-step radius epsilon (default h/10)")
     p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
     p.add_argument("--caps", choices=("uniform", "extremes", "mixed", "broad"), default="mixed",
@@ -395,7 +358,7 @@ def _add_run(sub):
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its checkpoint (OUT.ckpt)")
-    p.add_argument("--epsilon", type=_positive_float, metavar="E",
+    p.add_argument("--epsilon", type=positive_float, metavar="E",
                    help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
     p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
                    help="adaptive stopping confidence (default 0.95); --samples caps the count")
@@ -419,7 +382,7 @@ def build_parser():
     p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
     p.add_argument("--budget", type=_samples, help="samples of the sets measured (default: the paper's, at most 2^16)")
     p.add_argument("--factor", type=_samples, default=16, help="reference size, in budgets (default 16)")
-    p.add_argument("--h", type=_positive_float, help="step size h (default: the paper's)")
+    p.add_argument("--h", type=positive_float, help="step size h (default: the paper's)")
     p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
     p.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="J")
     p.add_argument("--out", metavar="FILE.json", help="report (default results/NAME-coverage.json; the plot beside it)")
@@ -447,6 +410,7 @@ def build_parser():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json", metavar="FILE")
     p.set_defaults(func=cmd_bench)
+    add_simulate(sub)
     return parser
 
 

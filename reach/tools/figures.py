@@ -16,6 +16,10 @@ counts with ``quick``) and drawn as a paper-style multi-panel figure
 ``table3.md``               paper Table 3 beside our numbers
 ==========================  =====================================
 
+The scenario figures mark the Stewart--Trinkle time-stepper's outcome (h =
+1 ms, one step and a run through the impact; orange crosses), and
+:mod:`reach.tools.stepping` adds Stewart & Trinkle's own examples.
+
 Scenarios with a mirror symmetry (rocking block, disk stack) are drawn with
 their samples doubled through the mirror map, as the paper did.
 """
@@ -37,6 +41,7 @@ from reach.analysis.zeno import zeno_block
 from reach.plotting import plot_scenario_figure
 from reach.plotting.compliant import plot_compliant
 from reach.plotting.zeno import plot_zeno
+from reach.tools.stepping import make_stepping_figures, stepper_markers
 
 __all__ = ["make_figures", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
 
@@ -199,6 +204,8 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
         result = _sample(scenario, n, KEEP_PATHS[quick])
         t1 = time.perf_counter()
         baselines = Baselines.compute(scenario.problem)
+        baselines.stepper = stepper_markers(name)
+        baselines.stepper_label = "time-stepper (Stewart-Trinkle, h = 1 ms)"
         fig = plot_scenario_figure(scenario, result, baselines=baselines, mirror=True)
         _save(fig, out, FIGURE_FILES[scenario.name], FIGURE_DPI[quick], written)
         log(f"{scenario.name}: {n:,d} samples in {t1 - t0:.1f} s, figure in {time.perf_counter() - t1:.1f} s")
@@ -212,4 +219,6 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
         _zeno_figure(out, quick, written, log)
         if block is not None:
             _compliant_figure(out, quick, block[0], block[1], written, log)
+        written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log,
+                                         dpi=FIGURE_DPI[quick])
     return written

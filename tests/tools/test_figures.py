@@ -55,3 +55,19 @@ def test_figures_8_and_12_when_their_modules_exist(quick_figures):
         pytest.importorskip(module)
         image = mpimg.imread(quick_figures / f"{stem}.png")
         assert image.shape[0] > 100 and np.var(image[..., :3]) > 1e-4
+
+
+def test_stewart_trinkle_figures_and_tables(quick_figures):
+    for stem in ("st-fig02-rod", "st-fig03-05-rod", "st-fig06-collision", "st-fig07-08-balls"):
+        image = mpimg.imread(quick_figures / f"{stem}.png")
+        assert image.shape[0] > 200 and np.var(image[..., :3]) > 1e-4, stem
+    text = (quick_figures / "stewart-trinkle.md").read_text(encoding="utf-8")
+    # Every paper impact and the balls' collision measured at each h, one step and run.
+    for title in ("Rocking block", "Compass gait", "Box and wall", "RAMone footfall", "Disk stack",
+                  "Four balls hit the line"):
+        rows = [line for line in text.splitlines() if line.startswith(f"| {title} |")]
+        assert len(rows) == 6, title
+        for row in rows:
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            assert float(cells[3]) < 0.05 and float(cells[6]) <= 1.0 + 1e-9  # near the set, no energy gain
+    assert "| 0.02 | " in text and "19.4046" in text  # Table 1 beside the paper's

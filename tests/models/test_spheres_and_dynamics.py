@@ -1,0 +1,92 @@
+"""The spatial balls model and the planar model's dynamics: Jacobians and forces against finite differences."""
+
+import numpy as np
+import pytest
+
+import scenarios
+from reach.models.spheres import SphereSystem, quaternion_multiply, rotation_quaternion
+
+
+def _balls():
+    system = SphereSystem(3, radius=[0.1, 0.15, 0.12], mass=[1.0, 2.0, 1.5], mu=0.4)
+    q, v = system.state([[0.0, 0.0, 0.1], [0.2, 0.1, 0.3], [0.5, -0.2, 0.12]])
+    rng = np.random.default_rng(0)
+    return system, q, rng.normal(size=system.nv)
+
+
+def test_sphere_normal_rows_are_the_rate_of_the_signed_distance():
+    system, q, v = _balls()
+    eps = 1e-6
+    dphi = (system.contacts(system.integrate(q, v, eps)).phi - system.contacts(system.integrate(q, v, -eps)).phi)
+    np.testing.assert_allclose(system.contacts(q).Jn @ v, dphi / (2 * eps), rtol=1e-6, atol=1e-9)
+
+
+def test_sphere_rows_are_contact_point_velocities():
+    system, q, v = _balls()
+    contacts = system.contacts(q)
+    points, normals, tangents = system.frames(q)
+    u = v.reshape(3, 6)
+    c = system.centers(q)
+    k = system.contact_names.index("ball2|ball1")
+    # Velocity of ball 2's nearest material point minus ball 1's (they are one point when touching).
+    n = normals[k]
+    assert np.allclose(points[k], c[0] + 0.1 * n)
+    a, b = -0.15 * n, 0.1 * n
+    rel = (u[1, :3] + np.cross(u[1, 3:], a)) - (u[0, :3] + np.cross(u[0, 3:], b))
+    assert contacts.Jn[k] @ v == pytest.approx(normals[k] @ rel)
+    np.testing.assert_allclose(contacts.Jt[k] @ v, tangents[k] @ rel, atol=1e-12)
+    frame = np.vstack([normals[k], tangents[k]])
+    np.testing.assert_allclose(frame @ frame.T, np.eye(3), atol=1e-12)
+
+
+def test_rotation_integration_and_displacement_are_inverse():
+    system, q, v = _balls()
+    q1 = system.integrate(q, v, 0.01)
+    np.testing.assert_allclose(system.displacement(q, q1), 0.01 * v, atol=1e-12)
+    quats = q1[9:].reshape(3, 4)
+    np.testing.assert_allclose(np.linalg.norm(quats, axis=1), 1.0)
+    a, b = rotation_quaternion(np.array([0.1, 0.2, 0.3])), rotation_quaternion(np.array([-0.1, -0.2, -0.3]))
+    np.testing.assert_allclose(quaternion_multiply(a, b), [1.0, 0.0, 0.0, 0.0], atol=1e-15)
+
+
+def test_sphere_input_is_checked():
+    with pytest.raises(ValueError, match="radius"):
+        SphereSystem(2, radius=[0.1, -1.0], mass=1.0)
+    with pytest.raises(ValueError, match="n_balls"):
+        SphereSystem(0, radius=0.1, mass=1.0)
+
+
+@pytest.mark.parametrize("name", ["compass-gait", "ramone"])
+def test_planar_gravity_is_minus_the_potential_gradient(name):
+    system = scenarios.get_simulation(name).system
+    q = np.asarray(scenarios.get(name).q) + 0.05
+    grad = np.array([(system.potential_energy(q + e) - system.potential_energy(q - e)) / 2e-6
+                     for e in 1e-6 * np.eye(system.nq)])
+    np.testing.assert_allclose(system.gravity_force(q), -grad, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["compass-gait", "ramone"])
+def test_velocity_forces_do_no_work(name):
+    # The power of the Coriolis and centrifugal forces is -v^T Mdot v / 2, so that T is conserved.
+    system = scenarios.get_simulation(name).system
+    rng = np.random.default_rng(1)
+    q = np.asarray(scenarios.get(name).q) + 0.05 * rng.normal(size=system.nq)
+    v = rng.normal(size=system.nv)
+    eps = 1e-5
+    Mdot = (system.mass_matrix(q + eps * v) - system.mass_matrix(q - eps * v)) / (2 * eps)
+    assert v @ system.velocity_force(q, v) == pytest.approx(-0.5 * v @ Mdot @ v, rel=1e-5, abs=1e-9)
+    assert np.any(np.abs(system.velocity_force(q, v)) > 1e-3)
+
+
+def test_planar_dynamics_input_is_checked():
+    model = scenarios.get("rocking-block").model
+    from reach.models.planar.dynamics import PlanarDynamics
+    with pytest.raises(ValueError, match="unknown"):
+        PlanarDynamics(model, {"nope|floor": 0.5})
+    with pytest.raises(ValueError, match="unknown contacts"):
+        PlanarDynamics(model, 0.5, contacts=["nope"])
+    with pytest.raises(TypeError, match="callable"):
+        PlanarDynamics(model, 0.5, force=3.0)
+    pushed = PlanarDynamics(model, 0.5, force=lambda t, q, v: np.array([1.0, 0.0, 0.0]))
+    np.testing.assert_allclose(pushed.forces(0.0, np.zeros(3), np.zeros(3)) - pushed.gravity_force(np.zeros(3)),
+                               [1.0, 0.0, 0.0])
