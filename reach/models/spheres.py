@@ -76,9 +76,12 @@ class SphereSystem(Dynamics):
         Number of balls N.
     gravity : float
         Along -z (m/s^2).
+    force : callable, optional
+        ``force(t, q, v) -> (6N,)``: applied forces and torques (a push, a
+        motor), reported by :meth:`applied` for the energy balance.
     """
 
-    def __init__(self, n_balls, *, radius, mass, inertia=None, mu=0.4, gravity=9.81):
+    def __init__(self, n_balls, *, radius, mass, inertia=None, mu=0.4, gravity=9.81, force=None):
         self.n = int(n_balls)
         if self.n < 1:
             raise ValueError(f"`n_balls` must be >= 1; got {n_balls!r}.")
@@ -93,6 +96,9 @@ class SphereSystem(Dynamics):
             raise ValueError(f"`mu` must be finite and >= 0; got {mu!r}.")
         self.mu_value = float(mu)
         self.gravity = float(gravity)
+        if force is not None and not callable(force):
+            raise TypeError("`force` must be a callable force(t, q, v) -> array of shape (6N,).")
+        self.force = force
         self.nq, self.nv = 7 * self.n, 6 * self.n
         self.pairs = [(j, i) for j in range(self.n) for i in range(j)]
         self.contact_names = tuple([f"ball{i + 1}|table" for i in range(self.n)] +
@@ -116,7 +122,15 @@ class SphereSystem(Dynamics):
     def forces(self, t, q, v):
         k = np.zeros(self.nv)
         k[2::6] = -self.mass * self.gravity
-        return k
+        return k + self.applied(t, q, v)
+
+    def applied(self, t, q, v):
+        if self.force is None:
+            return np.zeros(self.nv)
+        f = np.asarray(self.force(t, q, v), dtype=float)
+        if f.shape != (self.nv,) or not np.all(np.isfinite(f)):
+            raise ValueError(f"`force` must return a finite array of shape ({self.nv},); got shape {f.shape}.")
+        return f
 
     def _rows(self, ball, offset, directions):
         """Rows (len(directions), nv) of the velocity of ball's material point at ``offset`` along directions."""

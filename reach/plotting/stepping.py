@@ -28,12 +28,14 @@ def _stadium(center, angle, length, radius, n=24):
 
 
 def plot_rod_snapshots(trajectory, parameters, *, every=0.05, t_max=0.7):
-    """The rod's outline at times ``0, every, 2 every, ...`` up to t_max, labelled with the time."""
+    """The rod's outline at times ``0, every, 2 every, ...`` up to t_max (once at rest), labelled with the time."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(11, 5.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7.5, 7.5), layout="constrained")
     times = np.arange(0.0, min(t_max, trajectory.t[-1]) + 1e-9, every)
-    index = np.searchsorted(trajectory.t, times - 1e-9)
+    index = list(np.searchsorted(trajectory.t, times - 1e-9))
+    while len(index) > 1 and np.allclose(trajectory.q[index[-1]], trajectory.q[index[-2]], atol=2e-3):
+        index.pop()  # (nearly) at rest: draw the pose once
     shades = plt.cm.viridis(np.linspace(0.0, 0.9, len(index)))
     for color, l in zip(shades, index):
         x, y, theta = trajectory.q[l]
@@ -44,7 +46,7 @@ def plot_rod_snapshots(trajectory, parameters, *, every=0.05, t_max=0.7):
     ax.fill_between([-1, 1], -0.05, 0.0, color="0.8", hatch="///", edgecolor="0.4", lw=0)
     ax.set_aspect("equal")
     ax.set_xlim(-0.62, 0.42)
-    ax.set_ylim(-0.05, 1.15)
+    ax.set_ylim(-0.05, 1.22)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_title(f"Spinning rod falling on a table, h = {trajectory.h:g} s (numbers: time in s)")
@@ -67,7 +69,7 @@ def plot_rod_velocities(trajectories, events):
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     for k, (name, t) in enumerate(events.items()):
-        axes[1].annotate(f"paper: {name} ({t:g} s)", (t, 0.95 - 0.12 * k), xycoords=("data", "axes fraction"),
+        axes[1].annotate(f"paper: {name} ({t:g} s)", (t, 0.42 - 0.12 * k), xycoords=("data", "axes fraction"),
                          xytext=(4, 0), textcoords="offset points", va="top", ha="left", fontsize=8,
                          color="#d62728")
     axes[0].legend(loc="lower left", fontsize=9)

@@ -90,3 +90,19 @@ def test_planar_dynamics_input_is_checked():
     pushed = PlanarDynamics(model, 0.5, force=lambda t, q, v: np.array([1.0, 0.0, 0.0]))
     np.testing.assert_allclose(pushed.forces(0.0, np.zeros(3), np.zeros(3)) - pushed.gravity_force(np.zeros(3)),
                                [1.0, 0.0, 0.0])
+
+
+def test_a_pushed_ball_gains_exactly_the_work_of_the_push():
+    from reach.laws.trajectory import simulate
+    push = np.zeros(6)
+    push[0] = 2.0
+    system = SphereSystem(1, radius=0.1, mass=1.0, mu=0.5, force=lambda t, q, v: push)
+    q, v = system.state([[0.0, 0.0, 0.1]])
+    trajectory = simulate(system, q, v, 0.01, 0.5)
+    assert np.all(trajectory.work > 0)
+    # Rolling from rest under a horizontal push at the centre: all the work becomes energy, less O(h).
+    excess = trajectory.energy_excess()
+    assert excess.max() <= 1e-12 and -excess.sum() <= 0.05 * trajectory.work.sum()
+    # Rolling without slipping: the contact point does not slide (mu = 0.5 holds a 2 N push on 1 kg).
+    u = trajectory.v[-1]
+    assert u[0] > 0 and abs(u[0] - 0.1 * u[4]) <= 1e-9
