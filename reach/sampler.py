@@ -36,7 +36,7 @@ from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
-           "BACKENDS", "CAP_BUDGET"]
+           "BACKENDS", "CAP_BUDGET", "witness_caps", "replay_sample"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m mode assignments per step).
@@ -324,6 +324,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     timing["workers"] = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
     timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
+    result.child_caps = stored  # the directed children's caps, for replaying a sample (replay_sample)
     if ckpt is not None and not keep_checkpoint:
         ckpt.remove()
     if warn:
@@ -363,6 +364,39 @@ def _caps_of(plan, indices, stored):
     if drawn.any():
         out[drawn] = draw_caps_at(p.m, s.max_steps, indices[drawn], seed=s.seed, sequence=s.sequence, caps=s.caps)
     return out
+
+
+def witness_caps(result, index):
+    """What replays sample ``index`` of ``result``: its quantized caps (N, m) uint16, or None if drawn by index.
+
+    A directed child's caps were made from the run's earlier outcomes; the
+    first half of a directed run and every uniform run draw caps from
+    (seed, index) alone.  The result must come from this session's sampler
+    (the children's caps are not saved in result files).
+    """
+    index = int(index)
+    if not 0 <= index < len(result.all_velocities):
+        raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
+    first, rounds = result.settings.schedule()
+    if not rounds or index < sum(c for _, c in first):
+        return None
+    if not hasattr(result, "child_caps"):
+        raise ValueError("this result's directed caps are not known (it was loaded from a file); "
+                         "sample again with the same settings to replay it.")
+    for start, Q in result.child_caps:
+        if start <= index < start + len(Q):
+            return Q[index - start].copy()
+    raise ValueError(f"sample {index} has no stored caps.")
+
+
+def replay_sample(problem, settings, index, caps=None):
+    """Run sample ``index`` again, alone: ``(velocity (nv,), kept)``, bit for bit the sampler's.
+
+    ``caps`` is :func:`witness_caps` of that sample (None: drawn from the seed and index).
+    """
+    plan = Plan(problem, settings)
+    chunk = run_chunk(plan, int(index), 1, caps=None if caps is None else np.asarray(caps)[None])
+    return chunk["velocities"][0].copy(), bool(chunk["kept"][0])
 
 
 def _progress_bar(total, initial):

@@ -10,7 +10,8 @@ Lagrangian ``L = v^T M(q) v / 2 - V(q)``, the smooth generalized force is
 with ``V = g sum_i m_i y_i`` for the point masses (y up) and an optional user
 force ``f``.  The velocity terms are central differences of ``M(q)`` (step
 1e-6 in each coordinate), exact to about 1e-10 relative; they vanish for a
-single free body whose masses sit on its origin.
+single free body whose masses sit on its origin (``constant_mass``: M is the
+same at random configurations, and then they are skipped).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class PlanarDynamics(Dynamics):
         if force is not None and not callable(force):
             raise TypeError("`force` must be a callable force(t, q, v) -> array of shape (nv,).")
         self.force = force
+        rng = np.random.default_rng(0)
+        M0 = model.mass_matrix(np.zeros(self.nq), check=False)
+        self.constant_mass = all(np.array_equal(M0, model.mass_matrix(rng.uniform(-3, 3, self.nq), check=False))
+                                 for _ in range(3))
 
     def mass_matrix(self, q):
         return self.model.mass_matrix(q, check=False)
@@ -105,7 +110,7 @@ class PlanarDynamics(Dynamics):
         q = np.asarray(q, dtype=float)
         v = np.asarray(v, dtype=float)
         speed = float(np.max(np.abs(v)))
-        if speed == 0.0:
+        if speed == 0.0 or self.constant_mass:
             return np.zeros(self.nv)
         eps = _FD_STEP / speed
         Mdot_v = (self.mass_matrix(q + eps * v) - self.mass_matrix(q - eps * v)) @ v / (2.0 * eps)

@@ -1,0 +1,289 @@
+"""Sets of states through many impacts: flow, impact, sample the set, thin it, flow each state on.
+
+:func:`propagate` starts from one state and, for K impacts:
+
+1. flows every carried state to its next impact (:func:`reach.analysis.flow.flow`,
+   the impact located by event detection);
+2. builds that impact's :class:`~reach.problem.ImpactProblem` (the stance
+   contacts and the ones that hit) and samples its post-impact set with a
+   budget of samples (or applies a single-outcome ``law`` instead);
+3. pools the outcomes of every branch and carries forward a covering subset
+   of them: greedy farthest-point selection in the scaled state metric
+   ``max(|dq|_inf / resolution_q, |dv|_inf / resolution)`` until every pooled
+   state lies within 1 of a carried one, or ``max_branches`` are carried.
+
+The result, a :class:`Propagation`, holds every impact's outcomes (the set of
+states there), which ones were carried, and the lineage of each: the sample
+index and caps of every impact on its path, so :meth:`Propagation.replay`
+reproduces any carried state bit for bit.  Seeds are derived per (impact,
+branch), and the sampler is bit-identical for any number of workers, so the
+same seed gives the same propagation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reach import sample_post_impact_set
+from reach.analysis.flow import flow, stance_from_velocity
+from reach.sampler import replay_sample, run_sampling, witness_caps
+
+_UNKNOWN = "unknown"
+
+__all__ = ["propagate", "Propagation", "ImpactSet", "PropagationSettings", "cover"]
+
+
+@dataclass(frozen=True)
+class PropagationSettings:
+    """How a propagation samples, thins and flows (see :func:`propagate`)."""
+
+    impacts: int
+    budget: int = 2 ** 9
+    h: float = 0.1
+    max_steps: int = 20
+    seed: int = 0
+    resolution: float = 0.01
+    resolution_q: float = 1e-3
+    max_branches: int = 16
+    t_max: float = 5.0
+    law: str = "set"
+
+    def __post_init__(self):
+        if int(self.impacts) != self.impacts or not 1 <= self.impacts <= 1000:
+            raise ValueError(f"`impacts` must be an integer in [1, 1000]; got {self.impacts!r}.")
+        if int(self.max_branches) != self.max_branches or not 1 <= self.max_branches <= 4096:
+            raise ValueError(f"`max_branches` must be an integer in [1, 4096]; got {self.max_branches!r}.")
+        for name in ("h", "resolution", "resolution_q", "t_max"):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"`{name}` must be finite and > 0; got {value!r}.")
+
+    def seed_of(self, impact, branch):
+        """The sampling seed of one impact of one branch."""
+        return (int(self.seed) * 1_000_003 + 7919 * int(impact) + int(branch)) % (2 ** 62)
+
+
+@dataclass
+class ImpactSet:
+    """The states at one impact: where each branch hit, and every outcome.
+
+    Attributes
+    ----------
+    index : int
+        Impact number (1-based).
+    parents : ndarray (b,)
+        For each branch here, the carried state of the previous impact it
+        flowed from (-1 for the initial state).
+    t, q, v_pre : ndarray (b,), (b, nq), (b, nv)
+        Where and how each branch hit.
+    contacts : list of tuple of str
+        The contacts of each branch's impact problem.
+    branch, sample : ndarray (n,)
+        Each outcome's branch and its sample index in that branch's set.
+    v : ndarray (n, nv)
+        Post-impact velocities.
+    carried : ndarray of int
+        Indices of the outcomes carried on to the next impact.
+    radius : float
+        Covering radius of the carried states over all outcomes, in units of
+        the resolution (<= 1 when the resolution was met).
+    caps : dict of int -> ndarray or None
+        Replay caps of each carried outcome (None: drawn from seed and index).
+    ended : list of (int, str)
+        Carried states of the previous impact that never reached this one, with why.
+    """
+
+    index: int
+    parents: np.ndarray
+    t: np.ndarray
+    q: np.ndarray
+    v_pre: np.ndarray
+    contacts: list
+    branch: np.ndarray
+    sample: np.ndarray
+    v: np.ndarray
+    carried: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    radius: float = 0.0
+    caps: dict = field(default_factory=dict)
+    ended: list = field(default_factory=list)
+
+    def states(self):
+        """Post-impact states ``(t, q, v)`` of every outcome (n,), (n, nq), (n, nv)."""
+        return self.t[self.branch], self.q[self.branch], self.v
+
+
+def cover(points, radius_cells, max_points):
+    """Greedy farthest-point selection: indices whose ``radius_cells``-balls (inf-norm) cover ``points``.
+
+    Stops when the farthest point is within 1 cell, or at ``max_points``.
+    Returns ``(indices, covering radius)``.
+    """
+    points = np.asarray(points, dtype=float) / radius_cells
+    chosen = [0]
+    dist = np.max(np.abs(points - points[0]), axis=1)
+    while len(chosen) < max_points and dist.max() > 1.0:
+        j = int(np.argmax(dist))
+        chosen.append(j)
+        dist = np.minimum(dist, np.max(np.abs(points - points[j]), axis=1))
+    return np.array(chosen), float(dist.max())
+
+
+class Propagation:
+    """The impacts of a propagation (see the module docstring)."""
+
+    def __init__(self, system, q0, v0, settings, impacts, guard=None):
+        self.system, self.q0, self.v0 = system, np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
+        self.settings, self.impacts, self.guard = settings, impacts, guard
+
+    def lineage(self, k, j):
+        """``[(impact, branch, sample, caps), ...]`` from the first impact to outcome j of impact k."""
+        chain = []
+        while k >= 1:
+            record = self.impacts[k - 1]
+            b = int(record.branch[j])
+            chain.append((k, b, int(record.sample[j]), record.caps.get(int(j), _UNKNOWN)))
+            parent = int(record.parents[b])
+            if parent < 0:
+                break
+            j, k = int(self.impacts[k - 2].carried[parent]), k - 1
+        return chain[::-1]
+
+    def replay(self, k, j):
+        """Flow and impact again along the lineage of outcome j of impact k: its post-impact ``(t, q, v)``."""
+        if not 1 <= k <= len(self.impacts) or not 0 <= j < len(self.impacts[k - 1].v):
+            raise ValueError(f"no outcome {j} at impact {k}.")
+        t, q, v = 0.0, self.q0, self.v0
+        for impact, branch, sample, caps in self.lineage(k, j):
+            stance = stance_from_velocity(self.system, q, v, tol=self._tol())
+            ended = flow(self.system, t, q, v, stance, t_max=t + self.settings.t_max, guard=self.guard)
+            problem = impact_problem(self.system, ended)
+            settings = self._sampling(impact, branch, problem)
+            t, q = ended.t, ended.q
+            if getattr(self, "law", None) is not None:
+                v = np.atleast_2d(np.asarray(self.law(problem), dtype=float))[sample]
+            else:
+                if isinstance(caps, str):  # not carried: sample its set again (same seed, same set) for its caps
+                    caps = witness_caps(run_sampling(problem, settings, warn=False), sample)
+                v = replay_sample(problem, settings, sample, caps)[0]
+        return t, q, v
+
+    def _tol(self):
+        return 1e-6 * max(float(np.max(np.abs(self.v0))), 1e-12)
+
+    def _sampling(self, impact, branch, problem):
+        from reach.settings import SamplingSettings
+        s = self.settings
+        return SamplingSettings(n_samples=s.budget, h=s.h, max_steps=s.max_steps, seed=s.seed_of(impact, branch),
+                                keep_paths=0)
+
+    def __repr__(self):
+        sizes = [len(r.v) for r in self.impacts]
+        return f"Propagation({len(self.impacts)} impacts, outcomes per impact {sizes})"
+
+
+def impact_problem(system, ended):
+    """The impact problem where a flow ended on an impact: its stance contacts and those that hit."""
+    names = system.contact_names
+    chosen = sorted(set(ended.stance) | set(ended.impacting))
+    mu = system.mu[chosen]
+    return system.model.impact_problem(ended.q, ended.v, mu, contacts=[names[c] for c in chosen],
+                                       check_active=False)
+
+
+def _impact(system, settings, law, k, b, problem, n_jobs):
+    """Outcomes of one branch's impact: ``(velocities, sample indices, the sampled set or None)``."""
+    import warnings
+
+    if law is not None:
+        V = np.atleast_2d(np.asarray(law(problem), dtype=float))
+        return V, np.arange(len(V)), None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a thin set is reported by the propagation itself
+        result = sample_post_impact_set(problem, settings.budget, settings.h, settings.max_steps,
+                                        seed=settings.seed_of(k, b), n_jobs=n_jobs, completeness=False)
+    index = np.flatnonzero(result.kept)
+    return result.all_velocities[index], index, result
+
+
+def _flow_branches(system, settings, carried, guard, tol):
+    """Flow every carried state to its next impact: (branches that hit, ended states)."""
+    hits, ended = [], []
+    for p, (t, q, v) in enumerate(carried):
+        stance = stance_from_velocity(system, q, v, tol=tol)
+        res = flow(system, t, q, v, stance, t_max=t + settings.t_max, guard=guard)
+        if res.kind == "impact":
+            hits.append((p, res))
+        else:
+            ended.append((p, res.kind))
+    return hits, ended
+
+
+def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=0.1, max_steps=20, seed=0, resolution=0.01,
+              resolution_q=1e-3, max_branches=16, t_max=5.0, law=None, guard=None, n_jobs=1, progress=False):
+    """The sets of states at K successive impacts from ``(q0, v0)`` (see the module docstring).
+
+    Parameters
+    ----------
+    system : PlanarDynamics
+        The system, with its controller as its applied force.
+    q0, v0 : array_like
+        The initial state (a state just after an impact, or any state in flight).
+    impacts : int
+        K.
+    budget, h, max_steps : int, float, int
+        Samples per branch per impact, and the Routh step size and length.
+    resolution, resolution_q : float
+        Thinning scales of velocities (m/s or rad/s) and configurations.
+    max_branches : int
+        Most states carried from one impact to the next.
+    law : callable, optional
+        ``law(problem) -> (k, nv)`` outcomes instead of the sampled set (e.g.
+        a classical single-outcome impact law).
+    guard : callable, optional
+        ``guard(q, v, name)``: whether a contact reaching the ground is an impact (see :func:`flow`).
+    n_jobs : int
+        Sampler workers; the result does not depend on it.
+
+    Returns
+    -------
+    Propagation
+    """
+    settings = PropagationSettings(impacts=impacts, budget=budget, h=h, max_steps=max_steps, seed=seed,
+                                   resolution=resolution, resolution_q=resolution_q, max_branches=max_branches,
+                                   t_max=t_max, law="set" if law is None else getattr(law, "__name__", "law"))
+    out = Propagation(system, q0, v0, settings, [], guard=guard)
+    out.law = law
+    carried = [(0.0, out.q0, out.v0)]
+    from tqdm.auto import tqdm
+    for k in tqdm(range(1, impacts + 1), disable=not progress, desc="impacts", leave=False):
+        hits, ended = _flow_branches(system, settings, carried, guard, out._tol())
+        if not hits:
+            out.ended = ended
+            break
+        rows, sets = [], []
+        for b, (parent, res) in enumerate(hits):
+            problem = impact_problem(system, res)
+            V, index, result = _impact(system, settings, law, k, b, problem, n_jobs)
+            rows.append((parent, res, problem, V, index))
+            sets.append(result)
+        record = _record(k, rows, ended)
+        states = np.hstack([record.q[record.branch] / resolution_q, record.v / resolution])
+        record.carried, record.radius = cover(states, 1.0, max_branches)
+        for j in record.carried:
+            b, sample = int(record.branch[j]), int(record.sample[j])
+            record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
+        out.impacts.append(record)
+        carried = [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j]) for j in record.carried]
+    return out
+
+
+def _record(k, rows, ended):
+    parents = np.array([p for p, *_ in rows])
+    branch = np.concatenate([np.full(len(V), b) for b, (*_, V, _) in enumerate(rows)])
+    return ImpactSet(index=k, parents=parents, t=np.array([res.t for _, res, *_ in rows]),
+                     q=np.array([res.q for _, res, *_ in rows]), v_pre=np.array([res.v for _, res, *_ in rows]),
+                     contacts=[tuple(pr.contact_names) for _, _, pr, *_ in rows], branch=branch,
+                     sample=np.concatenate([index for *_, index in rows]),
+                     v=np.vstack([V for *_, V, _ in rows]), ended=list(ended))

@@ -1,0 +1,77 @@
+"""A rimless wheel rolling down a slope: every footfall is a two-contact impact.
+
+A hub of mass m (and a small rotational inertia I) carries ``n`` massless
+spokes of length l; the ground is a slope of angle gamma descending to +x.
+Each footfall, the leading spoke strikes while the trailing one still
+touches.  The classical law (the leading spoke sticks, the trailing one
+lifts) conserves angular momentum about the new contact:
+
+    ``omega+ = c omega-``,  ``c = (m l^2 cos 2 alpha + I) / (m l^2 + I)``,  ``alpha = pi / n``
+
+(``cos 2 alpha`` when I = 0), and between footfalls the wheel gains
+``m g l (cos(alpha - gamma) - cos(alpha + gamma))``, so the steady rolling
+speed just after a footfall is ``omega*^2 = c^2 K / (1 - c^2)`` with
+``K = 2 m g l (cos(alpha - gamma) - cos(alpha + gamma)) / (m l^2 + I)``.
+``q = [x, y, theta]`` of the hub; spoke i points along ``theta - pi/2 + 2 pi i / n``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.laws import routh_single_contact
+from reach.models.planar import PlanarModel
+from reach.models.planar.dynamics import PlanarDynamics
+from scenarios._base import GRAVITY
+
+NAME = "rimless-wheel"
+SPOKES, LENGTH, MASS, INERTIA, SLOPE, MU = 8, 1.0, 1.0, 0.01, 0.08, 1.0
+
+
+def build_model(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=SLOPE):
+    """The wheel (floating body ``hub``) with spoke tips ``spoke0`` .. on the slope ``ground``."""
+    model = PlanarModel(NAME)
+    model.add_body("hub")
+    model.add_mass("hub", mass, inertia=inertia)
+    for i in range(spokes):
+        angle = -np.pi / 2 + 2 * np.pi * i / spokes
+        model.add_point("hub", f"spoke{i}", offset=(length * np.cos(angle), length * np.sin(angle)))
+    model.add_wall("ground", normal=(np.sin(slope), np.cos(slope)))
+    return model
+
+
+def restitution(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA):
+    """``c`` of the classical footfall map ``omega+ = c omega-``."""
+    ml2 = mass * length ** 2
+    return (ml2 * np.cos(2 * np.pi / spokes) + inertia) / (ml2 + inertia)
+
+
+def steady_speed(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=SLOPE, gravity=GRAVITY):
+    """The classical steady rolling speed |omega*| just after a footfall (rad/s)."""
+    alpha = np.pi / spokes
+    c = restitution(spokes, length, mass, inertia)
+    K = 2 * mass * gravity * length * (np.cos(alpha - slope) - np.cos(alpha + slope)) / (mass * length ** 2 + inertia)
+    return float(np.sqrt(c ** 2 * K / (1 - c ** 2)))
+
+
+def state_after_footfall(omega, spokes=SPOKES, length=LENGTH, slope=SLOPE):
+    """``(q, v)`` just after a footfall onto spoke 0 at the origin, rolling downhill at ``|omega|``."""
+    alpha = np.pi / spokes
+    theta = alpha - slope  # spoke 0 points at -pi/2 + theta: alpha ahead of the downward slope normal
+    a0 = -np.pi / 2 + theta
+    hub = -length * np.array([np.cos(a0), np.sin(a0)])
+    w = -abs(omega)  # downhill is clockwise
+    v_hub = w * np.array([-hub[1], hub[0]])  # rotation about the contact at the origin
+    return np.array([hub[0], hub[1], theta]), np.array([v_hub[0], v_hub[1], w])
+
+
+def system(mu=MU, **model_options):
+    """The wheel as a :class:`PlanarDynamics` under gravity."""
+    return PlanarDynamics(build_model(**model_options), mu, gravity=GRAVITY)
+
+
+def classical_law(problem):
+    """The classical footfall: the striking spoke sticks (Routh's single-contact impact), the other lifts."""
+    striking = int(np.argmin(problem.normal_velocities(problem.v)))
+    v, _ = routh_single_contact(problem, striking)
+    return v[None]
