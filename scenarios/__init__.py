@@ -21,7 +21,8 @@ import importlib
 from scenarios._base import Scenario
 from scenarios._simulation import Simulation, dropped
 
-__all__ = ["Scenario", "Simulation", "names", "get", "get_all", "simulation_names", "get_simulation"]
+__all__ = ["Scenario", "Simulation", "names", "get", "get_all", "simulation_names", "get_simulation",
+           "trajectory_names", "get_trajectory"]
 
 _MODULES = {
     "rocking-block": "rocking_block",
@@ -84,3 +85,21 @@ def get_simulation(name, **drop_options):
     if key not in _MODULES:
         raise ValueError(f"unknown simulation {name!r}; valid names are {', '.join(simulation_names())}.")
     return dropped(get(key), **drop_options)
+
+
+_THROUGH = ("rimless-wheel", "rocking-block")
+
+
+def trajectory_names():
+    """Names :func:`get_trajectory` accepts: systems followed through several impacts."""
+    return list(_THROUGH)
+
+
+def get_trajectory(name, force=None):
+    """The multi-impact example ``name`` (a :class:`scenarios._through.Through`), with an optional applied force."""
+    from scenarios import _through
+
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
+    if key not in _THROUGH:
+        raise ValueError(f"unknown multi-impact example {name!r}; valid names are {', '.join(_THROUGH)}.")
+    return getattr(_through, key.replace("-", "_"))(force=force)

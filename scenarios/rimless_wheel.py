@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.laws import routh_single_contact
+from reach.analysis.propagate import striking_sticks
 from reach.models.planar import PlanarModel
 from reach.models.planar.dynamics import PlanarDynamics
 from scenarios._base import GRAVITY
@@ -72,6 +72,4 @@ def system(mu=MU, **model_options):
 
 def classical_law(problem):
     """The classical footfall: the striking spoke sticks (Routh's single-contact impact), the other lifts."""
-    striking = int(np.argmin(problem.normal_velocities(problem.v)))
-    v, _ = routh_single_contact(problem, striking)
-    return v[None]
+    return striking_sticks(problem)

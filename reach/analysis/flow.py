@@ -14,7 +14,8 @@ v`` is a central difference along v).  :func:`flow` integrates this with
 
 * **impact** -- a free contact's signed distance reaches 0 from above (a
   ``guard(q, v, name)`` may veto it, e.g. a compass gait's swing foot scuffing
-  mid-stance; the contact is then ignored until it is above ground again);
+  mid-stance; the contact is then ignored until it is above ground again, as
+  are free contacts touching when the flow starts);
 * **lift-off** -- a stance contact's normal force falls to 0: it becomes free;
 * **slip** -- a sticking contact's force leaves the friction cone: it slides,
   opposite to the friction force;
@@ -37,6 +38,10 @@ __all__ = ["flow", "FlowResult", "stance_from_velocity", "STICK"]
 
 #: Mode of a sticking stance contact (sliding ones are +1 or -1: the sign of their sliding velocity).
 STICK = 0
+#: A free contact that starts touching is an impact candidate again once it is this far above the ground,
+#: or once it sinks this far below it (m): a root at the flow's very start is never taken for an impact.
+#: A contact the guard vetoed waits until it is this far above the ground again.
+REARM = 1e-9
 _FD = 1e-7
 
 
@@ -135,7 +140,7 @@ class _Stance:
         return Minv_k + Minv_B @ lam, forces
 
 
-def _events(system, dyn, stance, free, ignored, nq):
+def _events(system, dyn, stance, free, ignored, vetoed, nq):
     """solve_ivp event functions, each with a ``tag`` (kind, contact)."""
     events = []
 
@@ -144,8 +149,10 @@ def _events(system, dyn, stance, free, ignored, nq):
         events.append(fun)
 
     for c in free:
-        if c in ignored:
-            make(lambda t, y, c=c: system.contacts(y[:nq]).phi[c], True, 1, ("rearm", c))
+        if c in ignored or c in vetoed:
+            make(lambda t, y, c=c: system.contacts(y[:nq]).phi[c] - REARM, True, 1, ("rearm", c))
+            if c not in vetoed:  # touching at the start: an impact once it sinks REARM below the ground
+                make(lambda t, y, c=c: system.contacts(y[:nq]).phi[c] + REARM, True, -1, ("impact", c))
         else:
             make(lambda t, y, c=c: system.contacts(y[:nq]).phi[c], True, -1, ("impact", c))
     for c, mode in stance.items():
@@ -195,7 +202,8 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         Latest time.
     guard : callable, optional
         ``guard(q, v, name) -> bool``: whether a free contact reaching the
-        ground at q is an impact (default always).
+        ground at q is an impact (default always).  Free contacts touching at the
+        start become impact candidates once they are :data:`REARM` above ground.
     rest_energy : float
         Kinetic energy (J) below which the motion has stopped.
 
@@ -207,7 +215,9 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         raise ValueError("flow handles planar systems (one tangent per contact).")
     nq = system.nq
     t, q, v = float(t0), np.array(q0, dtype=float), np.array(v0, dtype=float)
-    stance, ignored, switches = dict(stance), set(), []
+    stance, switches = dict(stance), []
+    ignored = {int(c) for c in np.flatnonzero(system.contacts(q).phi <= REARM) if int(c) not in stance}
+    vetoed = set()
     times, path = [np.array([t])], [np.concatenate([q, v])[None]]
     for _ in range(max_switches):
         dyn = _Stance(system, stance, baumgarte)
@@ -215,7 +225,7 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         if 0.5 * v @ system.mass_matrix(q) @ v <= rest_energy and np.allclose(dyn.solve(t, q, v)[0], 0, atol=1e-9):
             return FlowResult("rest", t, q, v, stance, (), np.concatenate(times), np.vstack(path), switches)
         free = [c for c in range(system.contacts(q).p) if c not in stance]
-        events = _events(system, dyn, stance, free, ignored, nq)
+        events = _events(system, dyn, stance, free, ignored, vetoed, nq)
         sol = solve_ivp(lambda s, y: np.concatenate([y[nq:], dyn.solve(s, y[:nq], y[nq:])[0]]), (t, t_max),
                         np.concatenate([q, v]), method="DOP853", events=events, rtol=rtol, atol=atol,
                         dense_output=False, max_step=0.05)
@@ -230,13 +240,16 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         names = system.contacts(q).names
         if kind == "impact":
             if guard is not None and not guard(q, v, names[c]):
-                ignored.add(c)
+                vetoed.add(c)
                 continue
-            hit = tuple(int(i) for i in free if i not in ignored and system.contacts(q).phi[i] <= 1e-9)
+            geometry = system.contacts(q)
+            hit = tuple(int(i) for i in free if i not in vetoed and
+                        (i == c or (geometry.phi[i] <= REARM and geometry.Jn[i] @ v < 0)))
             return FlowResult("impact", t, q, v, stance, hit or (c,), np.concatenate(times), np.vstack(path),
                               switches)
         if kind == "rearm":
             ignored.discard(c)
+            vetoed.discard(c)
         elif kind == "lift":
             stance.pop(c)
         elif kind == "slip":

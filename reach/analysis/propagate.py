@@ -31,8 +31,16 @@ from reach.analysis.flow import flow, stance_from_velocity
 from reach.sampler import replay_sample, run_sampling, witness_caps
 
 _UNKNOWN = "unknown"
+#: Stance tolerance (m/s) of the initial state: a touching contact slower than this is in stance.
+INITIAL_TOL = 1e-9
 
-__all__ = ["propagate", "Propagation", "ImpactSet", "PropagationSettings", "cover"]
+
+def stance_tol(problem):
+    """Stance tolerance after an impact: 1e-6 of its fastest pre-impact normal speed."""
+    return 1e-6 * float(np.max(np.abs(problem.normal_velocities(problem.v))))
+
+__all__ = ["propagate", "Propagation", "ImpactSet", "PropagationSettings", "cover", "striking_sticks",
+           "impact_problem", "save_propagation", "load_propagation"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ class PropagationSettings:
 
     impacts: int
     budget: int = 2 ** 9
-    h: float = 0.1
+    h: float | None = None
     max_steps: int = 20
     seed: int = 0
     resolution: float = 0.01
@@ -57,8 +65,17 @@ class PropagationSettings:
             raise ValueError(f"`max_branches` must be an integer in [1, 4096]; got {self.max_branches!r}.")
         for name in ("h", "resolution", "resolution_q", "t_max"):
             value = getattr(self, name)
+            if value is None and name == "h":
+                continue
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"`{name}` must be finite and > 0; got {value!r}.")
+
+    def h_of(self, problem):
+        """The Routh step h of an impact: as set, or half the impulse that stops its fastest contact alone."""
+        if self.h is not None:
+            return float(self.h)
+        G = np.einsum("ij,ji->i", problem.Jn, np.linalg.solve(problem.M, problem.Jn.T))
+        return float(0.5 * np.max(np.maximum(-problem.normal_velocities(problem.v), 0.0) / G))
 
     def seed_of(self, impact, branch):
         """The sampling seed of one impact of one branch."""
@@ -154,13 +171,13 @@ class Propagation:
         """Flow and impact again along the lineage of outcome j of impact k: its post-impact ``(t, q, v)``."""
         if not 1 <= k <= len(self.impacts) or not 0 <= j < len(self.impacts[k - 1].v):
             raise ValueError(f"no outcome {j} at impact {k}.")
-        t, q, v = 0.0, self.q0, self.v0
+        t, q, v, tol = 0.0, self.q0, self.v0, INITIAL_TOL
         for impact, branch, sample, caps in self.lineage(k, j):
-            stance = stance_from_velocity(self.system, q, v, tol=self._tol())
+            stance = stance_from_velocity(self.system, q, v, tol=tol)
             ended = flow(self.system, t, q, v, stance, t_max=t + self.settings.t_max, guard=self.guard)
             problem = impact_problem(self.system, ended)
             settings = self._sampling(impact, branch, problem)
-            t, q = ended.t, ended.q
+            t, q, tol = ended.t, ended.q, stance_tol(problem)
             if getattr(self, "law", None) is not None:
                 v = np.atleast_2d(np.asarray(self.law(problem), dtype=float))[sample]
             else:
@@ -169,13 +186,11 @@ class Propagation:
                 v = replay_sample(problem, settings, sample, caps)[0]
         return t, q, v
 
-    def _tol(self):
-        return 1e-6 * max(float(np.max(np.abs(self.v0))), 1e-12)
-
     def _sampling(self, impact, branch, problem):
         from reach.settings import SamplingSettings
         s = self.settings
-        return SamplingSettings(n_samples=s.budget, h=s.h, max_steps=s.max_steps, seed=s.seed_of(impact, branch),
+        return SamplingSettings(n_samples=s.budget, h=s.h_of(problem), max_steps=s.max_steps,
+                                seed=s.seed_of(impact, branch),
                                 keep_paths=0)
 
     def __repr__(self):
@@ -201,16 +216,16 @@ def _impact(system, settings, law, k, b, problem, n_jobs):
         return V, np.arange(len(V)), None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a thin set is reported by the propagation itself
-        result = sample_post_impact_set(problem, settings.budget, settings.h, settings.max_steps,
+        result = sample_post_impact_set(problem, settings.budget, settings.h_of(problem), settings.max_steps,
                                         seed=settings.seed_of(k, b), n_jobs=n_jobs, completeness=False)
     index = np.flatnonzero(result.kept)
     return result.all_velocities[index], index, result
 
 
-def _flow_branches(system, settings, carried, guard, tol):
+def _flow_branches(system, settings, carried, guard):
     """Flow every carried state to its next impact: (branches that hit, ended states)."""
     hits, ended = [], []
-    for p, (t, q, v) in enumerate(carried):
+    for p, (t, q, v, tol) in enumerate(carried):
         stance = stance_from_velocity(system, q, v, tol=tol)
         res = flow(system, t, q, v, stance, t_max=t + settings.t_max, guard=guard)
         if res.kind == "impact":
@@ -220,7 +235,7 @@ def _flow_branches(system, settings, carried, guard, tol):
     return hits, ended
 
 
-def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=0.1, max_steps=20, seed=0, resolution=0.01,
+def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, seed=0, resolution=0.01,
               resolution_q=1e-3, max_branches=16, t_max=5.0, law=None, guard=None, n_jobs=1, progress=False):
     """The sets of states at K successive impacts from ``(q0, v0)`` (see the module docstring).
 
@@ -233,7 +248,8 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=0.1, max_steps=20, se
     impacts : int
         K.
     budget, h, max_steps : int, float, int
-        Samples per branch per impact, and the Routh step size and length.
+        Samples per branch per impact, and the Routh step size and length (h
+        default: half the impulse that would stop the impact's fastest contact alone).
     resolution, resolution_q : float
         Thinning scales of velocities (m/s or rad/s) and configurations.
     max_branches : int
@@ -255,10 +271,10 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=0.1, max_steps=20, se
                                    t_max=t_max, law="set" if law is None else getattr(law, "__name__", "law"))
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
-    carried = [(0.0, out.q0, out.v0)]
+    carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
     from tqdm.auto import tqdm
     for k in tqdm(range(1, impacts + 1), disable=not progress, desc="impacts", leave=False):
-        hits, ended = _flow_branches(system, settings, carried, guard, out._tol())
+        hits, ended = _flow_branches(system, settings, carried, guard)
         if not hits:
             out.ended = ended
             break
@@ -275,7 +291,9 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=0.1, max_steps=20, se
             b, sample = int(record.branch[j]), int(record.sample[j])
             record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
         out.impacts.append(record)
-        carried = [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j]) for j in record.carried]
+        tols = [stance_tol(problem) for _, _, problem, _, _ in rows]
+        carried = [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j], tols[record.branch[j]])
+                   for j in record.carried]
     return out
 
 
@@ -287,3 +305,62 @@ def _record(k, rows, ended):
                      contacts=[tuple(pr.contact_names) for _, _, pr, *_ in rows], branch=branch,
                      sample=np.concatenate([index for *_, index in rows]),
                      v=np.vstack([V for *_, V, _ in rows]), ended=list(ended))
+
+
+def striking_sticks(problem):
+    """The classical single-outcome law: the contact striking fastest sticks (Routh's single-contact
+    impact on it alone; the others lift if they separate).  Returns (1, nv)."""
+    from reach.laws import routh_single_contact
+
+    striking = int(np.argmin(problem.normal_velocities(problem.v)))
+    v, _ = routh_single_contact(problem, striking)
+    return v[None]
+
+
+def save_propagation(propagation, path, *, meta=None):
+    """Write a propagation to ``path`` (.npz): settings, initial state, every impact's arrays, carried caps."""
+    import json
+
+    from reach.files import atomic_write
+
+    arrays = {"q0": propagation.q0, "v0": propagation.v0,
+              "settings": np.array(json.dumps(propagation.settings.__dict__)),
+              "meta": np.array(json.dumps(meta or {})), "format": np.array("reach-propagation-1")}
+    for r in propagation.impacts:
+        p = f"impact{r.index}_"
+        for name in ("parents", "t", "q", "v_pre", "branch", "sample", "v", "carried"):
+            arrays[p + name] = getattr(r, name)
+        arrays[p + "radius"] = np.array(r.radius)
+        arrays[p + "contacts"] = np.array(json.dumps([list(c) for c in r.contacts]))
+        arrays[p + "ended"] = np.array(json.dumps(r.ended))
+        for j, caps in r.caps.items():
+            if caps is not None:
+                arrays[f"{p}caps{j}"] = caps
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
+    return path
+
+
+def load_propagation(path, system, *, law=None, guard=None):
+    """Read a propagation saved by :func:`save_propagation`; ``(propagation, meta)``."""
+    import json
+
+    from reach.files import read_npz
+
+    data = read_npz(path)
+    if str(data.get("format", "")) != "reach-propagation-1":
+        raise ValueError(f"{str(path)!r} is not a reach propagation.")
+    settings = PropagationSettings(**json.loads(str(data["settings"])))
+    impacts, k = [], 1
+    while f"impact{k}_t" in data:
+        p = f"impact{k}_"
+        record = ImpactSet(index=k, contacts=[tuple(c) for c in json.loads(str(data[p + "contacts"]))],
+                           ended=[tuple(e) for e in json.loads(str(data[p + "ended"]))],
+                           radius=float(data[p + "radius"]),
+                           **{name: data[p + name] for name in ("parents", "t", "q", "v_pre", "branch", "sample",
+                                                                "v", "carried")})
+        record.caps = {int(j): data.get(f"{p}caps{int(j)}") for j in record.carried}
+        impacts.append(record)
+        k += 1
+    out = Propagation(system, data["q0"], data["v0"], settings, impacts, guard=guard)
+    out.law = law
+    return out, json.loads(str(data["meta"]))
