@@ -7,7 +7,10 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["UsageError", "positive_float", "output_path", "image_suffixes"]
+from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
+
+__all__ = ["UsageError", "positive_float", "output_path", "image_suffixes", "integer_text", "samples", "steps",
+           "seed", "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):
@@ -47,3 +50,50 @@ def image_suffixes():
     from matplotlib.figure import Figure
 
     return tuple(f".{k}" for k in Figure().canvas.get_supported_filetypes())
+
+
+def integer_text(text, what, low, high):
+    t = text.strip().replace("^", "**")
+    try:
+        if "**" in t:
+            base, _, exp = t.partition("**")
+            b, e = int(base), int(exp)
+            if e > 64 or abs(b) > 2**32:
+                raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} (too large)")
+            value = b ** e
+        elif any(c in t.lower() for c in ".e") and "x" not in t.lower():
+            x = float(t)
+            if not math.isfinite(x) or x != int(x):
+                raise argparse.ArgumentTypeError(f"expected {what} (a whole number), got {text!r}")
+            value = int(x)
+        else:
+            value = int(t)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < low or value > high:
+        raise argparse.ArgumentTypeError(f"expected {what} between {low} and {high:,}, got {text!r}")
+    return value
+
+
+def samples(text):
+    """A sample count: 4096, 2^14, 2**14 or 1e5 (a whole number up to 2^30)."""
+    return integer_text(text, "a sample count like 4096 or 2^14", 1, MAX_SAMPLES)
+
+
+def steps(text):
+    return integer_text(text, "a positive integer", 1, MAX_STEPS)
+
+
+def seed(text):
+    return integer_text(text, "a seed", 0, MAX_SEED)
+
+
+def keep_paths(text):
+    return integer_text(text, "a non-negative integer", 0, MAX_SAMPLES)
+
+
+def n_jobs(text):
+    value = integer_text(text, "a worker count (-1: all cores)", -1, 4096)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a worker count (-1: all cores), got 0")
+    return value

@@ -1,4 +1,4 @@
-"""The ``reach`` command line: run, list, show, plot, figures, bench, coverage, simulate.
+"""The ``reach`` command line: run, list, show, plot, figures, bench, coverage, simulate, trajectory, robust.
 
 A leaf of the package: it imports the core, the core never imports it.
 
@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import traceback
 from pathlib import Path
 
-from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 from reach.tools.arguments import UsageError, image_suffixes, output_path, positive_float
+from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
+    steps as _steps
 from reach.tools.cli_simulate import add_simulate
+from reach.tools.cli_through import add_through
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
 
@@ -33,53 +34,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ----------------------------------------------------------------------------- argument types
-def _integer_text(text, what, low, high):
-    t = text.strip().replace("^", "**")
-    try:
-        if "**" in t:
-            base, _, exp = t.partition("**")
-            b, e = int(base), int(exp)
-            if e > 64 or abs(b) > 2**32:
-                raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} (too large)")
-            value = b ** e
-        elif any(c in t.lower() for c in ".e") and "x" not in t.lower():
-            x = float(t)
-            if not math.isfinite(x) or x != int(x):
-                raise argparse.ArgumentTypeError(f"expected {what} (a whole number), got {text!r}")
-            value = int(x)
-        else:
-            value = int(t)
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if value < low or value > high:
-        raise argparse.ArgumentTypeError(f"expected {what} between {low} and {high:,}, got {text!r}")
-    return value
-
-
-def _samples(text):
-    """A sample count: 4096, 2^14, 2**14 or 1e5 (a whole number up to 2^30)."""
-    return _integer_text(text, "a sample count like 4096 or 2^14", 1, MAX_SAMPLES)
-
-
-def _steps(text):
-    return _integer_text(text, "a positive integer", 1, MAX_STEPS)
-
-
-def _seed(text):
-    return _integer_text(text, "a seed", 0, MAX_SEED)
-
-
-def _keep_paths(text):
-    return _integer_text(text, "a non-negative integer", 0, MAX_SAMPLES)
-
-
-def _n_jobs(text):
-    value = _integer_text(text, "a worker count (-1: all cores)", -1, 4096)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a worker count (-1: all cores), got 0")
-    return value
-
-
 def _fraction(text):
     try:
         value = float(text)
@@ -411,6 +365,7 @@ def build_parser():
     p.add_argument("--json", metavar="FILE")
     p.set_defaults(func=cmd_bench)
     add_simulate(sub)
+    add_through(sub)
     return parser
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
 
 from reach.tools.arguments import UsageError, output_path, positive_float
 

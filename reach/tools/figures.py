@@ -18,7 +18,8 @@ counts with ``quick``) and drawn as a paper-style multi-panel figure
 
 The scenario figures mark the Stewart--Trinkle time-stepper's outcome (h =
 1 ms, one step and a run through the impact; orange crosses), and
-:mod:`reach.tools.stepping` adds Stewart & Trinkle's own examples.
+:mod:`reach.tools.stepping` adds Stewart & Trinkle's own examples, and
+:mod:`reach.tools.through_figures` the sets through many impacts.
 
 Scenarios with a mirror symmetry (rocking block, disk stack) are drawn with
 their samples doubled through the mirror map, as the paper did.
@@ -42,6 +43,7 @@ from reach.plotting import plot_scenario_figure
 from reach.plotting.compliant import plot_compliant
 from reach.plotting.zeno import plot_zeno
 from reach.tools.stepping import make_stepping_figures, stepper_markers
+from reach.tools.through_figures import make_through_figures
 
 __all__ = ["make_figures", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
 
@@ -221,4 +223,5 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
             _compliant_figure(out, quick, block[0], block[1], written, log)
         written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log,
                                          dpi=FIGURE_DPI[quick])
+        written += make_through_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
     return written

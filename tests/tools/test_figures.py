@@ -71,3 +71,11 @@ def test_stewart_trinkle_figures_and_tables(quick_figures):
             cells = [c.strip() for c in row.strip("|").split("|")]
             assert float(cells[3]) < 0.05 and float(cells[6]) <= 1.0 + 1e-9  # near the set, no energy gain
     assert "| 0.02 | " in text and "19.4046" in text  # Table 1 beside the paper's
+
+
+def test_through_time_figures(quick_figures):
+    for stem in ("through-rimless-wheel", "through-rocking-block"):
+        image = mpimg.imread(quick_figures / f"{stem}.png")
+        assert image.shape[0] > 200 and np.var(image[..., :3]) > 1e-4, stem
+    text = (quick_figures / "through.md").read_text(encoding="utf-8")
+    assert "Rimless wheel" in text and "Largest |ω| over the first impact's: 1.0000, 0.7000, 0.4900" in text

@@ -1,0 +1,164 @@
+"""``reach trajectory`` and ``reach robust``: sets through many impacts, and checks against them."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+
+from reach.tools.arguments import UsageError, n_jobs, output_path, samples, seed, steps
+
+__all__ = ["add_through", "cmd_trajectory", "cmd_robust", "load_callable"]
+
+
+def add_through(sub):
+    """Register ``reach trajectory`` and ``reach robust``."""
+    p = sub.add_parser("trajectory", help="follow the set of possible states through several impacts")
+    p.add_argument("name", help="rimless-wheel or rocking-block")
+    p.add_argument("--impacts", type=steps, default=None, metavar="K", help="impacts to follow (default: the example's)")
+    p.add_argument("--budget", type=samples, default=None, help="samples per branch per impact")
+    p.add_argument("--branches", type=steps, default=None, help="most states carried between impacts")
+    p.add_argument("--law", choices=("set", "classical"), default="set",
+                   help="set: the Halm-Posa set (default); classical: the striking contact sticks")
+    p.add_argument("--controller", metavar="MODULE:FUNCTION", help="a force f(t, q, v) -> array applied in flight")
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--n-jobs", type=n_jobs, default=1, metavar="J")
+    p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME-impacts.npz)")
+    p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
+    p.set_defaults(func=cmd_trajectory)
+
+    p = sub.add_parser("robust", help="check a `reach trajectory` result against a requirement")
+    p.add_argument("result", metavar="RESULT.npz")
+    p.add_argument("--predicate", metavar="MODULE:FUNCTION", help="predicate(outcome) -> True when satisfied")
+    p.add_argument("--cost", metavar="MODULE:FUNCTION", help="cost(outcome) -> float, larger is worse")
+    p.add_argument("--no-replay", action="store_true", help="do not replay the worst outcome's witness")
+    p.set_defaults(func=cmd_robust)
+
+
+def load_callable(spec, flag):
+    """``module:function`` (the module importable from the current folder) -> the callable."""
+    if not spec or ":" not in spec:
+        raise UsageError(f"reach: {flag} must be MODULE:FUNCTION; got {spec!r}.")
+    module_name, _, name = spec.partition(":")
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is the user's input
+        raise UsageError(f"reach: {flag} {spec!r}: cannot import {module_name!r} ({type(exc).__name__}: {exc}).") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise UsageError(f"reach: {flag} {spec!r}: {module_name!r} has no callable {name!r}.")
+    return function
+
+
+def _example(name, controller):
+    import scenarios
+
+    force = load_callable(controller, "--controller") if controller else None
+    try:
+        return scenarios.get_trajectory(name, force=force)
+    except ValueError as exc:
+        raise UsageError(f"reach: {exc}") from None
+
+
+def cmd_trajectory(args):
+    from reach.analysis.propagate import propagate, save_propagation
+
+    example = _example(args.name, args.controller)
+    options = dict(example.defaults)
+    for key, value in (("impacts", args.impacts), ("budget", args.budget), ("max_branches", args.branches)):
+        if value is not None:
+            options[key] = value
+    out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
+    law = example.classical if args.law == "classical" else None
+    result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
+                       guard=example.guard, progress=True, **options)
+    print(format_propagation(example, result))
+    save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})
+    print(f"wrote {out}")
+    if not args.no_plot:
+        print(f"wrote {_draw(example, result, out.with_suffix('.png'))}")
+    return 0
+
+
+def format_propagation(example, result):
+    k, label = example.coordinate
+    lines = [f"{example.name}: {example.title}", f"{len(result.impacts)} impacts followed "
+             f"({result.settings.budget:,d} samples per branch, at most {result.settings.max_branches} branches)",
+             f"{'impact':>6} {'t (s)':>14} {'branches':>8} {'outcomes':>8} {'min':>10} {'max':>10} "
+             f"{'cover':>6}  ended", ]
+    for r in result.impacts:
+        values = r.v[:, k]
+        lines.append(f"{r.index:>6} {r.t.min():>6.3f}-{r.t.max():<7.3f} {len(r.t):>8} {len(r.v):>8} "
+                     f"{values.min():>10.4g} {values.max():>10.4g} {r.radius:>6.2f}  "
+                     + (", ".join(f"{n} {kind}" for kind, n in _count(r.ended)) or "-"))
+    ended = getattr(result, "ended", [])
+    if ended:
+        lines.append(f"after the last impact: {', '.join(f'{n} {kind}' for kind, n in _count(ended))}")
+    lines.append(f"(min, max: {label}; cover: covering radius of the carried states, in resolutions)")
+    return "\n".join(lines)
+
+
+def _count(ended):
+    kinds = [kind for _, kind in ended]
+    return [(kind, kinds.count(kind)) for kind in sorted(set(kinds))]
+
+
+def _draw(example, result, path):
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from reach.plotting.through import plot_propagation
+
+    fig = plot_propagation(result, example.coordinate[0], example.coordinate[1], title=example.title)
+    try:
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def cmd_robust(args):
+    from reach.analysis.propagate import load_propagation
+    from reach.analysis.robust import check
+
+    if args.predicate is None and args.cost is None:
+        raise UsageError("reach robust: give --predicate MODULE:FUNCTION, --cost MODULE:FUNCTION, or both.")
+    predicate = load_callable(args.predicate, "--predicate") if args.predicate else None
+    cost = load_callable(args.cost, "--cost") if args.cost else None
+    path = Path(args.result)
+    if not path.is_file():
+        raise UsageError(f"reach robust: {str(path)!r} is not a file.")
+    import json
+
+    from reach.files import read_npz
+    try:
+        meta = json.loads(str(read_npz(path).get("meta", "{}")))
+    except ValueError as exc:
+        raise UsageError(f"reach robust: {exc}") from None
+    if "example" not in meta:
+        raise UsageError(f"reach robust: {str(path)!r} is not a `reach trajectory` result.")
+    example = _example(meta["example"], meta.get("controller"))
+    law = example.classical if meta.get("law") == "classical" else None
+    propagation, _ = load_propagation(path, example.system, law=law, guard=example.guard)
+    reports = check(propagation, predicate, cost, replay=not args.no_replay)
+    print(format_reports(reports, predicate, cost))
+    return 0
+
+
+def format_reports(reports, predicate, cost):
+    name = getattr(predicate, "__name__", None) or getattr(cost, "__name__", "cost")
+    lines = [f"requirement: {name}",
+             f"{'impact':>6} {'outcomes':>9} {'violating':>9} {'extent':>7} {'worst':>7} {'value':>10}  witness"]
+    for r in reports:
+        witness = " -> ".join(f"impact {k}: branch {b}, sample {s}" for k, b, s, _ in r.witness) or "-"
+        replay = "" if r.replayed is None else ("  (replayed bit for bit)" if r.replayed else "  (REPLAY DIFFERS)")
+        value = "-" if r.worst_value is None else f"{r.worst_value:.4g}"
+        lines.append(f"{r.impact:>6} {r.outcomes:>9,d} {r.violating:>9,d} {r.extent:>7.1%} "
+                     f"{'-' if r.worst is None else r.worst:>7} {value:>10}  {witness}{replay}")
+    lines.append("extent: share of the set's occupied cells holding a violating outcome (not of the samples)")
+    return "\n".join(lines)
