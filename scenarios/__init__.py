@@ -87,7 +87,7 @@ def get_simulation(name, **drop_options):
     return dropped(get(key), **drop_options)
 
 
-_THROUGH = ("rimless-wheel", "rocking-block")
+_THROUGH = ("rimless-wheel", "rocking-block", "compass-walker")
 
 
 def trajectory_names():

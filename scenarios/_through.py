@@ -9,7 +9,7 @@ import numpy as np
 from reach.analysis.propagate import striking_sticks
 from reach.models.planar.dynamics import PlanarDynamics
 
-__all__ = ["Through", "rimless_wheel", "rocking_block"]
+__all__ = ["Through", "rimless_wheel", "rocking_block", "compass_walker"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,3 +72,15 @@ def rocking_block(force=None, drop=0.01):
                    f"the 1 x 2 m block dropped flat from {drop} m (paper Fig. 9), then rocking on its corners",
                    system, q0, np.zeros(3), striking_sticks, (2, "block angular velocity after the impact (rad/s)"),
                    reference={"zeno_ratio": 0.7}, defaults=dict(impacts=6, budget=2 ** 10, max_branches=16, t_max=5.0))
+
+
+def compass_walker(force=None):
+    """The passive compass-gait walker started on its classical period-one gait, just after a heel strike."""
+    from scenarios import compass_walker as cw
+
+    q0, v0 = cw.state_after_heel_strike(*cw.GAIT)
+    return Through("compass-walker", "Passive compass-gait walker on a 3 degree slope",
+                   "M_h = 10 kg, m = 5 kg, a = b = 0.5 m, started on the classical law's period-one gait",
+                   cw.system(force=force), q0, v0, striking_sticks, (0, "hip forward velocity after the heel strike (m/s)"),
+                   reference={"gait": cw.GAIT}, guard=cw.heel_strike_guard,
+                   defaults=dict(impacts=6, budget=2 ** 9, max_branches=8, t_max=3.0))

@@ -233,6 +233,8 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         path.append(sol.y[:, 1:].T)
         t, y = float(sol.t[-1]), sol.y[:, -1]
         q, v = y[:nq].copy(), y[nq:].copy()
+        if sol.status < 0:
+            raise RuntimeError(f"the flow's integration failed at t = {t:.6g}: {sol.message}")
         if sol.status == 0:
             return FlowResult("timeout", t, q, v, stance, (), np.concatenate(times), np.vstack(path), switches)
         fired = [events[i].tag for i, te in enumerate(sol.t_events) if len(te)]

@@ -5,6 +5,8 @@
                                     orbit, the analytic steady speed
 ``through-rocking-block.png``       the rocking block dropped flat, then rocking: the set and the
                                     Zeno solution's 0.7 per impact
+``through-compass-walker.png``      the passive compass gait's heel strikes: the set against the
+                                    classical law's period-one gait
 ``through.md``                      the numbers behind them
 ==================================  ============================================================
 """
@@ -27,6 +29,8 @@ THROUGH_OPTIONS = {
                                                                                           max_branches=4)},
     "rocking-block": {False: dict(impacts=6, budget=2 ** 10, max_branches=16), True: dict(impacts=3, budget=2 ** 8,
                                                                                            max_branches=6)},
+    "compass-walker": {False: dict(impacts=6, budget=2 ** 9, max_branches=8, t_max=3.0),
+                       True: dict(impacts=2, budget=2 ** 7, max_branches=3, t_max=3.0)},
 }
 
 
@@ -34,10 +38,10 @@ def _run(name, quick, log):
     example = scenarios.get_trajectory(name)
     options = THROUGH_OPTIONS[name][quick]
     t0 = time.perf_counter()
-    full = propagate(example.system, example.q0, example.v0, n_jobs=-1, **options)
+    full = propagate(example.system, example.q0, example.v0, n_jobs=-1, guard=example.guard, **options)
     classical = None
-    if name == "rimless-wheel":  # the rocking block lands flat first, where no single-contact law applies
-        classical = propagate(example.system, example.q0, example.v0, law=example.classical,
+    if name != "rocking-block":  # the rocking block lands flat first, where no single-contact law applies
+        classical = propagate(example.system, example.q0, example.v0, law=example.classical, guard=example.guard,
                               **{**options, "max_branches": 1})
     log(f"{name}: {len(full.impacts)} impacts of the set and of the classical law in {time.perf_counter() - t0:.1f} s")
     return example, full, classical
@@ -61,11 +65,13 @@ def make_through_figures(out, quick=False, *, log=print, dpi=150):
 
     written, lines = [], ["# Sets through many impacts", "", "Written by `reach figures`"
                           + (" --quick" if quick else "") + "; the coordinate is the one each figure shows.", ""]
-    for name in ("rimless-wheel", "rocking-block"):
+    for name in ("rimless-wheel", "rocking-block", "compass-walker"):
         example, full, classical = _run(name, quick, log)
         reference = {}
         if name == "rimless-wheel":
             reference["analytic steady speed ω* (classical law)"] = example.reference["steady_omega"]
+        elif name == "compass-walker":
+            reference["the classical law's period-one gait"] = float(example.v0[0])
         else:
             first = np.max(np.abs(full.impacts[0].v[:, 2]))
             n = len(full.impacts)

@@ -141,3 +141,16 @@ def test_propagations_save_and_load(tmp_path, dropped_block):
 def test_classical_law_refuses_a_flat_landing():
     s = scenarios.get("rocking-block")
     assert striking_sticks(s.problem).shape == (0, 3)
+
+
+def test_the_stored_compass_gait_is_a_fixed_point_of_the_classical_stride():
+    from scenarios import compass_walker as cw
+
+    x = np.asarray(cw.GAIT)
+    y, ended = cw.stride(x)
+    np.testing.assert_allclose(y, x, atol=1e-8)
+    # The swing foot scuffed through the ground mid-swing and was let through by the guard.
+    assert any(name.startswith("rearm right_foot") and t > 0.1 for t, name in ended.switches)
+    # Goswami's gait for these parameters: stance leg 0.2187 rad from vertical, swing leg -0.3234 rad.
+    q, _ = cw.state_after_heel_strike(*x)
+    np.testing.assert_allclose(q[2:], [0.2187, -0.3234], atol=2e-4)
