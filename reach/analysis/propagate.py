@@ -241,7 +241,8 @@ def _flow_branches(system, settings, carried, guard):
 
 
 def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, seed=0, resolution=0.01,
-              resolution_q=1e-3, max_branches=16, t_max=5.0, law=None, guard=None, n_jobs=1, progress=False):
+              resolution_q=1e-3, max_branches=16, t_max=5.0, law=None, guard=None, n_jobs=1, progress=False,
+              checkpoint=None, resume=False):
     """The sets of states at K successive impacts from ``(q0, v0)`` (see the module docstring).
 
     Parameters
@@ -266,6 +267,10 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
         ``guard(q, v, name)``: whether a contact reaching the ground is an impact (see :func:`flow`).
     n_jobs : int
         Sampler workers; the result does not depend on it.
+    checkpoint : str or Path, optional
+        Save the propagation here after every impact (atomically); with
+        ``resume=True`` continue from it (it must come from the same start and
+        settings), giving the same result as an uninterrupted run.
 
     Returns
     -------
@@ -277,8 +282,10 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
     carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
+    if checkpoint is not None:
+        carried = _open_checkpoint(out, checkpoint, resume) or carried
     from tqdm.auto import tqdm
-    for k in tqdm(range(1, impacts + 1), disable=not progress, desc="impacts", leave=False):
+    for k in tqdm(range(len(out.impacts) + 1, impacts + 1), disable=not progress, desc="impacts", leave=False):
         hits, ended = _flow_branches(system, settings, carried, guard)
         if not hits:
             out.ended = ended
@@ -302,10 +309,39 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
             b, sample = int(record.branch[j]), int(record.sample[j])
             record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
         out.impacts.append(record)
-        tols = [stance_tol(problem) for _, _, problem, _, _ in rows]
-        carried = [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j], tols[record.branch[j]])
-                   for j in record.carried]
+        carried = _carried(system, record)
+        if checkpoint is not None:
+            save_propagation(out, checkpoint, meta={"checkpoint": True})
     return out
+
+
+def _carried(system, record):
+    """The states carried on from an impact: ``(t, q, v, stance tolerance)``."""
+    tols = []
+    for b, q in enumerate(record.q):
+        geometry = system.contacts(q)
+        rows = [geometry.names.index(name) for name in record.contacts[b]]
+        tols.append(1e-6 * float(np.max(np.abs(geometry.Jn[rows] @ record.v_pre[b]))))
+    return [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j], tols[record.branch[j]])
+            for j in record.carried]
+
+
+def _open_checkpoint(out, checkpoint, resume):
+    """Resume ``out`` from ``checkpoint`` (its carried states), or make sure a fresh run will not overwrite one."""
+    from pathlib import Path
+
+    path = Path(checkpoint)
+    if not resume:
+        if path.exists():
+            raise ValueError(f"checkpoint {str(path)!r} exists; pass resume=True to continue it, or remove it.")
+        return None
+    if not path.exists():
+        return None
+    loaded, _ = load_propagation(path, out.system, law=out.law, guard=out.guard)
+    if loaded.settings != out.settings or not (np.array_equal(loaded.q0, out.q0) and np.array_equal(loaded.v0, out.v0)):
+        raise ValueError(f"checkpoint {str(path)!r} was written by a propagation with another start or settings.")
+    out.impacts = loaded.impacts
+    return _carried(out.system, out.impacts[-1]) if out.impacts else None
 
 
 def _record(k, rows, ended):

@@ -26,6 +26,8 @@ def add_through(sub):
     p.add_argument("--n-jobs", type=n_jobs, default=1, metavar="J")
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME-impacts.npz)")
     p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from its checkpoint (FILE.ckpt.npz, written after every impact)")
     p.set_defaults(func=cmd_trajectory)
 
     p = sub.add_parser("robust", help="check a `reach trajectory` result against a requirement")
@@ -73,10 +75,20 @@ def cmd_trajectory(args):
             options[key] = value
     out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
     law = example.classical if args.law == "classical" else None
-    result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
-                       guard=example.guard, progress=True, **options)
+    checkpoint = out.with_suffix(".ckpt.npz")
+    if checkpoint.exists() and not args.resume:
+        raise UsageError(f"reach: {str(checkpoint)!r} holds an interrupted run: add --resume to continue it, "
+                         "or remove it.")
+    try:
+        result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
+                           guard=example.guard, progress=True, checkpoint=checkpoint, resume=args.resume, **options)
+    except ValueError as exc:
+        if "checkpoint" in str(exc):
+            raise UsageError(f"reach: {exc}") from None
+        raise
     print(format_propagation(example, result))
     save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})
+    checkpoint.unlink(missing_ok=True)
     print(f"wrote {out}")
     if not args.no_plot:
         print(f"wrote {_draw(example, result, out.with_suffix('.png'))}")

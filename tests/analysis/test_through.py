@@ -154,3 +154,25 @@ def test_the_stored_compass_gait_is_a_fixed_point_of_the_classical_stride():
     # Goswami's gait for these parameters: stance leg 0.2187 rad from vertical, swing leg -0.3234 rad.
     q, _ = cw.state_after_heel_strike(*x)
     np.testing.assert_allclose(q[2:], [0.2187, -0.3234], atol=2e-4)
+
+
+def test_an_interrupted_propagation_resumes_to_the_same_result(tmp_path, dropped_block):
+    example, run = dropped_block
+    path = tmp_path / "run.ckpt.npz"
+    options = dict(budget=2 ** 8, max_branches=5)
+    propagate(example.system, example.q0, example.v0, impacts=2, checkpoint=path, **options)
+    with pytest.raises(ValueError, match="exists"):
+        propagate(example.system, example.q0, example.v0, impacts=3, checkpoint=path, **options)
+    # The settings differ (3 impacts, not 2): a checkpoint is refused unless it is the same run...
+    with pytest.raises(ValueError, match="another start or settings"):
+        propagate(example.system, example.q0, example.v0, impacts=3, checkpoint=path, resume=True, **options)
+    # ...so resume the 3-impact run from its own checkpoint after its second impact.
+    path3 = tmp_path / "run3.ckpt.npz"
+    first, _ = load_propagation(path, example.system)
+    from reach.analysis.propagate import PropagationSettings
+    first.settings = PropagationSettings(impacts=3, **options)
+    save_propagation(first, path3)
+    resumed = propagate(example.system, example.q0, example.v0, impacts=3, checkpoint=path3, resume=True, **options)
+    for a, b in zip(run.impacts, resumed.impacts):
+        for name in ("t", "q", "v", "branch", "sample", "carried"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name

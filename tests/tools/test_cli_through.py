@@ -48,3 +48,10 @@ def test_robust_refuses_a_file_that_is_not_a_propagation(tmp_path, capsys, monke
     (tmp_path / "bad.npz").write_bytes(b"junk")
     assert main(["robust", "bad.npz", "--predicate", "req:ok"]) == 2
     assert "not a readable" in capsys.readouterr().err
+
+
+def test_trajectory_refuses_to_overwrite_an_interrupted_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run.ckpt.npz").write_bytes(b"partial")
+    assert main(["trajectory", "rocking-block", "--impacts", "1", "--out", "run.npz"]) == 2
+    assert "--resume" in capsys.readouterr().err
