@@ -206,7 +206,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
                            caps="mixed", strategy="directed", solution_choice="random", keep_paths=0,
                            chunk_size=16384,
                            n_jobs=1, backend="loky", scheduler=None, checkpoint=None, resume=False,
-                           keep_checkpoint=False, completeness=True, progress=False):
+                           keep_checkpoint=False, completeness=True, progress=False, keep_caps=False):
     """Approximate the post-impact velocity set of ``problem`` (paper Algorithm 2).
 
     Parameters
@@ -246,6 +246,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         estimate in ``metadata["completeness"]`` (shown by ``summary()``).
     progress : bool
         Show a progress bar (tqdm) over samples.
+    keep_caps : bool
+        Keep the directed children's caps (2 bytes per cap) on the result, so
+        that any sample can be replayed alone (:func:`witness_caps`,
+        :func:`replay_sample`).
 
     Returns
     -------
@@ -270,7 +274,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
                                 strategy=strategy)
     result = run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                           checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
-                          progress=progress)
+                          progress=progress, keep_caps=keep_caps)
     if completeness is not False and len(result):
         from reach.completeness import estimate_completeness
 
@@ -281,7 +285,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
 
 
 def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
-                 resume=False, keep_checkpoint=False, progress=False, warn=True):
+                 resume=False, keep_checkpoint=False, progress=False, warn=True, keep_caps=False):
     """Run Algorithm 2 for validated ``settings``: check, allocate, run the chunks, wrap the result.
 
     See :func:`sample_post_impact_set` for the arguments.
@@ -324,7 +328,8 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     timing["workers"] = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
     timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
-    result.child_caps = stored  # the directed children's caps, for replaying a sample (replay_sample)
+    if keep_caps:
+        result.child_caps = stored  # the directed children's caps (2 bytes each), for replay_sample
     if ckpt is not None and not keep_checkpoint:
         ckpt.remove()
     if warn:
@@ -371,8 +376,9 @@ def witness_caps(result, index):
 
     A directed child's caps were made from the run's earlier outcomes; the
     first half of a directed run and every uniform run draw caps from
-    (seed, index) alone.  The result must come from this session's sampler
-    (the children's caps are not saved in result files).
+    (seed, index) alone.  For a child, the result must come from this
+    session's sampler with ``keep_caps=True`` (the children's caps are not
+    saved in result files).
     """
     index = int(index)
     if not 0 <= index < len(result.all_velocities):
@@ -381,8 +387,8 @@ def witness_caps(result, index):
     if not rounds or index < sum(c for _, c in first):
         return None
     if not hasattr(result, "child_caps"):
-        raise ValueError("this result's directed caps are not known (it was loaded from a file); "
-                         "sample again with the same settings to replay it.")
+        raise ValueError("this result's directed caps were not kept: sample again with the same settings and "
+                         "keep_caps=True to replay it.")
     for start, Q in result.child_caps:
         if start <= index < start + len(Q):
             return Q[index - start].copy()

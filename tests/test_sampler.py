@@ -252,3 +252,18 @@ def test_an_empty_set_says_so_and_names_h_and_N():
     assert "raise `max_steps`" in result.message
     summary = result.summary()
     assert summary["status"] == "EMPTY" and summary["kept"] == 0
+
+
+def test_any_sample_replays_alone_bit_for_bit():
+    from reach.sampler import replay_sample, witness_caps
+
+    p = hand_rocking_block()
+    result = sample_post_impact_set(p, 2 ** 10, 0.3, 10, keep_caps=True, completeness=False)
+    for index in (0, 3, 511, 512, 777, 1023):  # drawn by index, then directed children
+        caps = witness_caps(result, index)
+        assert (caps is None) == (index < 512)
+        v, kept = replay_sample(p, result.settings, index, caps)
+        assert np.array_equal(v, result.all_velocities[index]) and kept == result.kept[index]
+    plain = sample_post_impact_set(p, 2 ** 10, 0.3, 10, completeness=False)
+    with pytest.raises(ValueError, match="keep_caps"):
+        witness_caps(plain, 900)

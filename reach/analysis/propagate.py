@@ -187,7 +187,7 @@ class Propagation:
                 v = np.atleast_2d(np.asarray(self.law(problem), dtype=float))[sample]
             else:
                 if isinstance(caps, str):  # not carried: sample its set again (same seed, same set) for its caps
-                    caps = witness_caps(run_sampling(problem, settings, warn=False), sample)
+                    caps = witness_caps(run_sampling(problem, settings, warn=False, keep_caps=True), sample)
                 v = replay_sample(problem, settings, sample, caps)[0]
         return t, q, v
 
@@ -222,7 +222,8 @@ def _impact(system, settings, law, k, b, problem, n_jobs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a thin set is reported by the propagation itself
         result = sample_post_impact_set(problem, settings.budget, settings.h_of(problem), settings.max_steps,
-                                        seed=settings.seed_of(k, b), n_jobs=n_jobs, completeness=False)
+                                        seed=settings.seed_of(k, b), n_jobs=n_jobs, completeness=False,
+                                        keep_caps=True)
     index = np.flatnonzero(result.kept)
     return result.all_velocities[index], index, result
 
