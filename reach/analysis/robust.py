@@ -37,8 +37,9 @@ class Outcome(NamedTuple):
         Configuration, post- and pre-impact velocity.
     contact_names : tuple of str
         Every contact candidate of the system.
-    contact_velocities : ndarray (p, 2)
-        Normal and tangential velocity of each candidate after the impact.
+    contact_velocities : ndarray (p, 2) or (p, 3)
+        Normal and tangential velocity (one or two tangent components) of each
+        candidate after the impact.
     touching : ndarray of bool (p,)
         Candidates in the impact.
     """
@@ -61,14 +62,10 @@ class Outcome(NamedTuple):
 def outcomes(propagation, k):
     """Every :class:`Outcome` of impact k."""
     record = propagation.impacts[k - 1]
-    system = propagation.system
-    frames = [system.contacts(q) for q in record.q]
     for j in range(len(record.v)):
         b = int(record.branch[j])
-        g = frames[b]
-        cv = np.column_stack([g.Jn @ record.v[j], g.Jt[:, 0] @ record.v[j]])
-        touching = np.array([name in record.contacts[b] for name in g.names])
-        yield Outcome(k, j, float(record.t[b]), record.q[b], record.v[j], record.v_pre[b], g.names, cv, touching)
+        names, cv, touching = propagation.contact_state(k, b, record.v[j])
+        yield Outcome(k, j, float(record.t[b]), record.q[b], record.v[j], record.v_pre[b], names, cv, touching)
 
 
 class Report(NamedTuple):

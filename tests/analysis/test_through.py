@@ -176,3 +176,22 @@ def test_an_interrupted_propagation_resumes_to_the_same_result(tmp_path, dropped
     for a, b in zip(run.impacts, resumed.impacts):
         for name in ("t", "q", "v", "branch", "sample", "carried"):
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_a_single_set_checks_like_a_propagation_planar_and_spatial():
+    from reach import ImpactProblem, sample_post_impact_set
+    from reach.analysis.propagate import SetPropagation
+
+    s = scenarios.get("compass-gait")
+    result = sample_post_impact_set(s.problem, 2 ** 11, s.h, s.N, keep_caps=True, completeness=False)
+    (report,) = check(SetPropagation(result, s.q), sticks("B"))
+    assert 0 < report.violating < report.outcomes and report.replayed is True
+    # A spatial problem (a point mass striking two inclined walls at once), its set sampled without kept caps.
+    M = np.eye(3)
+    Jn = np.array([[0.0, 0.6, 0.8], [0.0, -0.6, 0.8]])
+    Jt = np.array([[1.0, 0.0, 0.0], [0.0, 0.8, -0.6], [1.0, 0.0, 0.0], [0.0, 0.8, 0.6]])
+    spatial = ImpactProblem(M, Jn, Jt, 0.5, [0.3, 0.0, -1.0])
+    result = sample_post_impact_set(spatial, 2 ** 10, 0.3, 10, completeness=False)
+    (report,) = check(SetPropagation(result), cost=lambda o: o.contact_velocities[0, 0])
+    assert report.worst_value == pytest.approx(np.max(spatial.contact_velocities(result.velocities)[:, 0, 0]))
+    assert report.replayed is True
