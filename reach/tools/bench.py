@@ -46,6 +46,7 @@ from reach.step import kernel_data, step_options
 __all__ = ["run_bench", "format_bench", "compare_solvers", "PAPER_TABLE3", "TARGETS"]
 
 #: The paper's Table 3: (LCPs per sample, ms per sample, ms per LCP), MATLAB + PATH, quad-core i5.
+#: The one copy: ``reach figures`` reads it from here.
 PAPER_TABLE3 = {
     "rocking-block": (2.67, 2.1, 0.80),
     "compass-gait": (2.27, 1.9, 0.85),
@@ -238,11 +239,8 @@ def run_bench(quick=False):
     report = {"mode": "quick" if quick else "full", "machine": _machine(), "settings": dict(cfg),
               "targets": dict(TARGETS), "scenarios": {}}
     cold_dir = tempfile.mkdtemp(prefix="reach-bench-numba-")
-    # quick: the cold compile runs beside the single-core measurements (they are rough anyway);
-    # full: alone, first
-    cold_proc = _subprocess(1, cold_dir, background=True)
-    if not quick:
-        cold = _collect(cold_proc)
+    # the cold compile runs alone, first: never beside a measurement
+    cold = _collect(_subprocess(1, cold_dir, background=True))
     for name in scenarios.names():
         sc = scenarios.get(name)
         rec = Recorded(sc, cfg["record"])
@@ -263,9 +261,7 @@ def run_bench(quick=False):
             "speedup_vs_paper_per_sample": paper[1] * 1e3 * rate1 / 1e6,
             "sampler": how,
         }
-    if quick:
-        cold = _collect(cold_proc)
-    for name in scenarios.names():  # all cores, after the cold compile has finished
+    for name in scenarios.names():  # all cores
         sc = scenarios.get(name)
         row = report["scenarios"][name]
         rate_all, _, _ = _sample_rate(sc, row["samples_timed"] * cores, n_jobs=-1, repeats=cfg["repeats"])
@@ -276,7 +272,7 @@ def run_bench(quick=False):
     report["startup"] = {"cold_compile_s": cold["total_s"], "cold_first_sample_s": cold["first_sample_s"],
                          "warm_total_s": warm["total_s"], "warm_import_s": warm["import_s"],
                          "warm_first_sample_s": warm["first_sample_s"],
-                         "cold_concurrent_with_measurements": bool(quick)}
+                         "cold_concurrent_with_measurements": False}
     # memory and the compass-gait 2^20 wall time
     rss = _subprocess(cfg["rss_samples"])
     compass = scenarios.get("compass-gait")
