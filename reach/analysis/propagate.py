@@ -35,11 +35,17 @@ _UNKNOWN = "unknown"
 INITIAL_TOL = 1e-9
 
 
+def auto_h(problem):
+    """A Routh step h for ``problem``: a quarter of ``2 T / |vn|_max`` (see :meth:`PropagationSettings.h_of`)."""
+    closing = float(np.max(-problem.normal_velocities(problem.v)))
+    return float(0.25 * 2.0 * problem.kinetic_energy(problem.v) / closing)
+
+
 def stance_tol(problem):
     """Stance tolerance after an impact: 1e-6 of its fastest pre-impact normal speed."""
     return 1e-6 * float(np.max(np.abs(problem.normal_velocities(problem.v))))
 
-__all__ = ["propagate", "Propagation", "SetPropagation", "ImpactSet", "PropagationSettings", "cover",
+__all__ = ["propagate", "auto_h", "Propagation", "SetPropagation", "ImpactSet", "PropagationSettings", "cover",
            "striking_sticks", "impact_problem", "save_propagation", "load_propagation"]
 
 
@@ -77,10 +83,7 @@ class PropagationSettings:
         dissipate all of T at the fastest closing speed, an upper scale of the
         impulses an impact needs; with N = 20 steps the caps reach five times it.
         """
-        if self.h is not None:
-            return float(self.h)
-        closing = float(np.max(-problem.normal_velocities(problem.v)))
-        return float(0.25 * 2.0 * problem.kinetic_energy(problem.v) / closing)
+        return float(self.h) if self.h is not None else auto_h(problem)
 
     def seed_of(self, impact, branch):
         """The sampling seed of one impact of one branch."""
