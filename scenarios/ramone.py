@@ -74,14 +74,14 @@ def _foot_gap(model, q, foot):
     return contact.phi
 
 
-def initial_configuration(model):
-    """Solve the trunk height y and trailing knee beta_t so both feet touch the floor.
+def initial_configuration(model, theta_deg=THETA_DEG):
+    """Solve the trunk height y and trailing knee beta_t so both feet touch the floor (trunk pitch theta_deg).
 
     Returns
     -------
     q : ndarray, shape (7,)
     """
-    theta, alpha_l, beta_l, alpha_t = np.deg2rad([THETA_DEG, ALPHA_LEAD_DEG, BETA_LEAD_DEG, ALPHA_TRAIL_DEG])
+    theta, alpha_l, beta_l, alpha_t = np.deg2rad([theta_deg, ALPHA_LEAD_DEG, BETA_LEAD_DEG, ALPHA_TRAIL_DEG])
     q = np.array([0.0, 1.0, theta, alpha_l, beta_l, alpha_t, 0.0])
     # phi of the leading foot is y plus a function of the angles: one Newton step is exact.
     q[1] -= _foot_gap(model, q, "lead")

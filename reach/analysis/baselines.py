@@ -25,12 +25,17 @@ class Baselines:
         Outcomes of a time-stepper (:mod:`reach.analysis.landing`), if given.
     stepper_label : str
         Their legend label.
+    propagative : ndarray, shape (k, nv)
+        Outcomes of Seghete & Murphey's propagative law (:mod:`reach.laws.propagative`), if given.
+    propagative_label : str
     """
 
     simultaneous: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     sequential: dict = field(default_factory=dict)
     stepper: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     stepper_label: str = "time-stepper"
+    propagative: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    propagative_label: str = "propagative (Seghete-Murphey)"
 
     @classmethod
     def compute(cls, problem, *, sequential="auto", simultaneous=True):

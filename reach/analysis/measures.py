@@ -9,8 +9,11 @@ momentum: for velocities ``v``, ``|v|_M = sqrt(v^T M v)`` (the paper's
 * :func:`contact_ranges` -- per contact, the range of normal and tangential velocity;
 * :func:`projection_areas` -- the convex-hull area of each contact's (tangential, normal) projection;
 * :func:`normal_cosines` -- cosines between the contact normals in the ``M^-1`` metric: with
-  no friction, the set is the single plastic outcome exactly when none is positive
-  (the normals are pairwise orthogonal or obtuse);
+  no friction and every contact colliding, the set is the single plastic outcome (Seghete &
+  Murphey's eq. 11) when none is positive (the normals are pairwise orthogonal or obtuse:
+  an impulse at one contact never helps another one separate); friction, or a contact
+  already at rest, changes that (the compass gait's set is a single outcome at some
+  positive cosines and wide at others);
 * :func:`measure` -- any of them by name, from a :class:`~reach.result.PostImpactSet`.
 """
 

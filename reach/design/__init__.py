@@ -58,6 +58,9 @@ def sweep(build, grid, measures=("diameter",), *, budget=2 ** 10, h=None, max_st
           progress=False):
     """Evaluate ``measures`` of ``build(params)`` over the product of ``grid`` (dict of name -> values).
 
+    A point where ``build`` raises a ValueError (an infeasible configuration)
+    or whose set is empty gets NaN.
+
     Returns
     -------
     Sweep
@@ -80,8 +83,14 @@ def sweep(build, grid, measures=("diameter",), *, budget=2 ** 10, h=None, max_st
 
 
 def _point(build, params, measures, budget, h, max_steps, seed):
-    out = evaluate(build, params, measures, budget=budget, h=h, max_steps=max_steps, seed=seed)
-    out.pop("result")
+    """One grid point's measures; NaN where ``build`` rejects the parameters or the set is empty."""
+    try:
+        out = evaluate(build, params, measures, budget=budget, h=h, max_steps=max_steps, seed=seed)
+    except ValueError:
+        return {m: float("nan") for m in measures}
+    result = out.pop("result")
+    if len(result) == 0:
+        return {m: float("nan") for m in measures}
     return out
 
 

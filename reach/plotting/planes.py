@@ -41,6 +41,7 @@ STYLE = {
     "pre": dict(marker="o", ms=8, mfc="white", mec="black", mew=1.5, ls="none", zorder=8),
     "simultaneous": dict(marker="D", ms=8, mfc="#1f5fbf", mec="black", mew=0.8, ls="none", zorder=9),
     "stepper": dict(marker="X", ms=10, mfc="#ff7f0e", mec="black", mew=0.8, ls="none", zorder=9),
+    "propagative": dict(marker="^", ms=9, mfc="#2ca02c", mec="black", mew=0.8, ls="none", zorder=9),
     "highlight": dict(marker="*", ms=15, mfc="white", mec="black", mew=1.0, ls="none", zorder=10),
     "zero": dict(color="0.55", lw=0.7, ls=(0, (4, 3)), zorder=0),
 }
@@ -231,29 +232,32 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
         path_list = [project(problem, p, axes) for p in chosen]
         if mirror is not None:
             path_list += [project(problem, _with_mirror(p, mirror)[len(p):], axes) for p in chosen]
-    sim = stepper = np.zeros((0, 2))
+    sim = stepper = propagated = np.zeros((0, 2))
     seq = []
     if baselines is not None:
         if baselines.simultaneous.size:
             sim = project(problem, baselines.simultaneous, axes)
         if baselines.stepper.size:
             stepper = project(problem, baselines.stepper, axes)
+        if baselines.propagative.size:
+            propagated = project(problem, baselines.propagative, axes)
         seq = [(names, project(problem, p, axes)) for names, p in _merge_identical(baselines.sequential)]
     star = None if highlight is None else project(problem, highlight, axes)
 
-    clouds = [pre[None], xy, sim, stepper, *path_list, *(p for _, p in seq)]
+    clouds = [pre[None], xy, sim, stepper, propagated, *path_list, *(p for _, p in seq)]
     if star is not None:
         clouds.append(star[None])
     lo, hi = _limits(clouds)
     span = hi - lo
-    zoom = _zoom_box(xy, np.vstack([sim, stepper]), seq, star, lo, hi) if inset else None
+    zoom = _zoom_box(xy, np.vstack([sim, stepper, propagated]), seq, star, lo, hi) if inset else None
     region = None
     if len(xy) and outline:
         # Tight as drawn: in the zoom when there is one.
         box_lo, box_hi = (lo, hi) if zoom is None else zoom
         region = outline_region(xy, scale=box_hi - box_lo, origin=box_lo, resolution=region_resolution)
     layers = dict(xy=xy, paths=path_list, sim=sim, seq=seq, pre=pre, star=star, region=region, stepper=stepper,
-                  stepper_label=None if baselines is None else baselines.stepper_label,
+                  stepper_label=None if baselines is None else baselines.stepper_label, propagated=propagated,
+                  propagative_label=None if baselines is None else baselines.propagative_label,
                   mirror=mirror is not None, rasterized=rasterized)
     handles = _draw_layers(ax, layers, lo, span)
     ax.set_xlim(lo[0], hi[0])
@@ -368,9 +372,10 @@ def _draw_layers(ax, layers, lo, span):
         ax.plot(sim[:, 0], sim[:, 1], **STYLE["simultaneous"])
         handles[f"simultaneous (Anitescu-Potra){'' if len(sim) == 1 else f', {len(sim)} solutions'}"] = \
             Line2D([], [], **STYLE["simultaneous"])
-    if len(layers["stepper"]):
-        ax.plot(layers["stepper"][:, 0], layers["stepper"][:, 1], **STYLE["stepper"])
-        handles[layers["stepper_label"]] = Line2D([], [], **STYLE["stepper"])
+    for key, style in (("stepper", "stepper"), ("propagated", "propagative")):
+        if len(layers[key]):
+            ax.plot(layers[key][:, 0], layers[key][:, 1], **STYLE[style])
+            handles[layers[f"{style}_label"]] = Line2D([], [], **STYLE[style])
     ax.plot(*layers["pre"], **STYLE["pre"])
     handles["pre-impact"] = Line2D([], [], **STYLE["pre"])
     if layers["star"] is not None:

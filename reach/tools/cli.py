@@ -1,4 +1,4 @@
-"""The ``reach`` command line: run, list, show, plot, figures, bench, coverage, simulate, trajectory, robust.
+"""The ``reach`` command line: run, list, show, plot, figures, bench, coverage, simulate, trajectory, robust, sweep.
 
 A leaf of the package: it imports the core, the core never imports it.
 
@@ -21,6 +21,7 @@ from reach.tools.arguments import UsageError, image_suffixes, output_path, posit
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
 from reach.tools.cli_simulate import add_simulate
+from reach.tools.cli_design import add_sweep
 from reach.tools.cli_through import add_through
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
@@ -366,6 +367,7 @@ def build_parser():
     p.set_defaults(func=cmd_bench)
     add_simulate(sub)
     add_through(sub)
+    add_sweep(sub)
     return parser
 
 

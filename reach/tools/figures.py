@@ -17,9 +17,11 @@ counts with ``quick``) and drawn as a paper-style multi-panel figure
 ==========================  =====================================
 
 The scenario figures mark the Stewart--Trinkle time-stepper's outcome (h =
-1 ms, one step and a run through the impact; orange crosses), and
+1 ms, one step and a run through the impact; orange crosses) and Seghete &
+Murphey's plastic outcome (green triangle), and
 :mod:`reach.tools.stepping` adds Stewart & Trinkle's own examples, and
-:mod:`reach.tools.through_figures` the sets through many impacts.
+:mod:`reach.tools.through_figures` the sets through many impacts, and
+:mod:`reach.tools.design_figures` the impact-design sweeps.
 
 Scenarios with a mirror symmetry (rocking block, disk stack) are drawn with
 their samples doubled through the mirror map, as the paper did.
@@ -39,11 +41,13 @@ from reach import sample_post_impact_set
 from reach.analysis.baselines import Baselines
 from reach.analysis.compare.compliant import sweep_initial_tilt, sweep_stiffness_ratio
 from reach.analysis.zeno import zeno_block
+from reach.laws.propagative import propagative
 from reach.plotting import plot_scenario_figure
 from reach.plotting.compliant import plot_compliant
 from reach.plotting.zeno import plot_zeno
 from reach.tools.bench import PAPER_TABLE3 as BENCH_TABLE3
 from reach.tools.stepping import make_stepping_figures, stepper_markers
+from reach.tools.design_figures import make_design_figures
 from reach.tools.through_figures import make_through_figures
 
 __all__ = ["make_figures", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
@@ -203,6 +207,8 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
         baselines = Baselines.compute(scenario.problem)
         baselines.stepper = stepper_markers(name)
         baselines.stepper_label = "time-stepper (Stewart-Trinkle, h = 1 ms)"
+        baselines.propagative = propagative(scenario.problem, 0.0).velocities
+        baselines.propagative_label = "propagative (Seghete-Murphey), plastic (frictionless)"
         fig = plot_scenario_figure(scenario, result, baselines=baselines, mirror=True)
         _save(fig, out, FIGURE_FILES[scenario.name], FIGURE_DPI[quick], written)
         log(f"{scenario.name}: {n:,d} samples in {t1 - t0:.1f} s, figure in {time.perf_counter() - t1:.1f} s")
@@ -219,4 +225,5 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
         written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log,
                                          dpi=FIGURE_DPI[quick])
         written += make_through_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
+        written += make_design_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
     return written

@@ -79,3 +79,11 @@ def test_through_time_figures(quick_figures):
         assert image.shape[0] > 200 and np.var(image[..., :3]) > 1e-4, stem
     text = (quick_figures / "through.md").read_text(encoding="utf-8")
     assert "Rimless wheel" in text and "Largest |ω| over the first impact's: 1.0000, 0.7000, 0.4900" in text
+
+
+def test_design_figures(quick_figures):
+    for stem in ("sm-fig05-billiards", "design-sweeps"):
+        image = mpimg.imread(quick_figures / f"{stem}.png")
+        assert image.shape[0] > 200 and np.var(image[..., :3]) > 1e-4, stem
+    text = (quick_figures / "design.md").read_text(encoding="utf-8")
+    assert "the minimiser" in text and "| Disk stack |" in text and "## ramone" in text
