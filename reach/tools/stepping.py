@@ -75,13 +75,19 @@ def landing_rows(label, result, outcomes):
     return rows
 
 
-def _rod(out, quick, written, save, log):
-    sim = scenarios.get_simulation("spinning-rod")
+def _runs(name, quick, log):
+    """The simulation ``name`` and its runs at every step size of the mode."""
+    sim = scenarios.get_simulation(name)
     runs = {}
     for h in STEPS[quick]:
         t0 = time.perf_counter()
         runs[h] = simulate(sim.system, sim.q0, sim.v0, h, sim.t_end)
-        log(f"spinning rod: h = {h:g}, {len(runs[h])} steps in {time.perf_counter() - t0:.1f} s")
+        log(f"{name}: h = {h:g}, {len(runs[h])} steps in {time.perf_counter() - t0:.1f} s")
+    return sim, runs
+
+
+def _rod(out, quick, written, save, log):
+    sim, runs = _runs("spinning-rod", quick, log)
     shown = 0.0025 if 0.0025 in runs else min(runs)
     save(plot_rod_snapshots(runs[shown], sim.parameters), "st-fig02-rod")
     save(plot_rod_velocities(runs, sim.events), "st-fig03-05-rod")
@@ -101,12 +107,7 @@ def _rod(out, quick, written, save, log):
 
 
 def _balls(out, quick, written, save, log):
-    sim = scenarios.get_simulation("four-balls")
-    runs = {}
-    for h in STEPS[quick]:
-        t0 = time.perf_counter()
-        runs[h] = simulate(sim.system, sim.q0, sim.v0, h, sim.t_end)
-        log(f"four balls: h = {h:g}, {len(runs[h])} steps in {time.perf_counter() - t0:.1f} s")
+    sim, runs = _runs("four-balls", quick, log)
     shown = runs[0.0025 if 0.0025 in runs else min(runs)]
     save(plot_ball_paths(shown, 4, sim.parameters["radius"]), "st-fig07-08-balls")
     index = shown.contact_names.index("ball2|ball1")
