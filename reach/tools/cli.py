@@ -95,6 +95,11 @@ def cmd_list(args):
         s = scenarios.get(name)
         print(f"{name:<{width}}  m={s.problem.m}  nv={s.problem.nv}  h={s.h:g}  N={s.N}  "
               f"samples=2^{int(s.n_samples).bit_length() - 1}  {s.description}")
+    from scenarios import designs
+
+    print(f"\nreach simulate:    {', '.join(scenarios.simulation_names()[:2])}, or any scenario above (dropped)")
+    print(f"reach trajectory:  {', '.join(scenarios.trajectory_names())}")
+    print("reach sweep:       " + ", ".join(f"{n} ({', '.join(designs.defaults(n))})" for n in designs.names()))
     return 0
 
 
@@ -343,7 +348,7 @@ def build_parser():
     p.add_argument("--out", metavar="FILE.json", help="report (default results/NAME-coverage.json; the plot beside it)")
     p.set_defaults(func=cmd_coverage)
 
-    p = sub.add_parser("list", help="list the paper's scenarios")
+    p = sub.add_parser("list", help="list the scenarios, simulations, multi-impact examples and designs")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("show", help="draw a scenario's configuration")
