@@ -7,12 +7,12 @@ distribution in use is blind to the regions that distribution rarely visits.
 random caps (not the Sobol sequence), a mixture of uniform, extreme and binary
 caps (``caps="broad"``), its own seed — and reports how far its outcomes land
 from the set, in contact-velocity coordinates, in m/s and as a fraction of the
-largest pre-impact closing speed |vn0|:
+largest pre-impact closing speed ``|vn0|``:
 
 * ``max`` and ``p99``: the largest and the 99th-percentile distance;
-* ``outside_2pct``: the fraction of held-out outcomes farther than 2 % of |vn0|,
+* ``outside_2pct``: the fraction of held-out outcomes farther than 2 % of ``|vn0|``,
 
-the held-out outcomes thinned first to one per cell of 0.4 % of |vn0| (as
+the held-out outcomes thinned first to one per cell of 0.4 % of ``|vn0|`` (as
 the references of ``reach coverage`` are), so that the dense middle of the
 set does not outvote its sparse edges.
 
@@ -36,7 +36,7 @@ HELD_OUT_MIN = 512
 HELD_OUT_SEED_OFFSET = 0x5EED_0F_4E1D
 
 
-#: Cell side, as a fraction of |vn0|: held-out outcomes are thinned to one per cell (SPEC §7).
+#: Cell side, as a fraction of ``|vn0|``: held-out outcomes are thinned to one per cell (SPEC §7).
 CELL = 0.004
 
 
@@ -49,7 +49,7 @@ def thin_cells(problem, velocities, cell):
 
 
 def closing_speed(problem):
-    """|vn0|: the largest pre-impact closing speed, the scale of completeness distances."""
+    """``|vn0|``: the largest pre-impact closing speed, the scale of completeness distances."""
     return float(max(-np.min(problem.Jn @ problem.v), 1e-300))
 
 
@@ -74,8 +74,8 @@ def estimate_completeness(result, *, budget=None, n_jobs=1, backend="loky", sche
     Returns
     -------
     dict
-        ``strategy``, ``samples``, ``kept``, ``closing_speed`` (|vn0|, m/s),
-        ``max``, ``p99`` (m/s), ``max_fraction``, ``p99_fraction`` (of |vn0|)
+        ``strategy``, ``samples``, ``kept``, ``closing_speed`` (``|vn0|``, m/s),
+        ``max``, ``p99`` (m/s), ``max_fraction``, ``p99_fraction`` (of ``|vn0|``)
         and ``outside_2pct``.
     """
     from reach.sampler import run_sampling

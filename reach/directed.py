@@ -23,7 +23,7 @@ any number of workers and backends, and across resume.
 
 Measured on the disk stack at 2^16 samples against a reference of 2^20
 (``reach coverage disk-stack``): 0.7 % of the reference lies farther than 2 %
-of |vn0| from the directed set, against 4.4 % with the paper's uniform caps.
+of ``|vn0|`` from the directed set, against 4.4 % with the paper's uniform caps.
 """
 
 from __future__ import annotations

@@ -224,7 +224,7 @@ class PostImpactSet:
         """Per-contact outcome fractions and the paper's Table 3 columns.
 
         A contact *lifts off* if its normal velocity exceeds ``tol``, *slides*
-        if it stays (|normal| <= tol) with tangential speed above ``tol``, and
+        if it stays (``|normal|`` <= tol) with tangential speed above ``tol``, and
         *sticks* otherwise.  The fractions are over the samples, so they
         describe where the sampler put them, not how likely an outcome is:
         directed sampling (the default) puts half of them at the set's edges.

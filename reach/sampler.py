@@ -419,7 +419,7 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     doubling) and runs the held-out search of :mod:`reach.completeness` (1/8
     of the budget, a distribution the set is not built with).  The
     probability ``p`` that a held-out outcome (thinned to one per cell of 0.4 %
-    of |vn0|) lands farther than ``epsilon`` (contact-velocity coordinates)
+    of ``|vn0|``) lands farther than ``epsilon`` (contact-velocity coordinates)
     from the set is estimated by the fraction that did; sampling stops when
     the one-sided Clopper-Pearson upper bound of ``p`` at ``confidence`` falls
     below ``1 - confidence``.  Unlike a rule that looks at the set's own new

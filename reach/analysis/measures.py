@@ -31,7 +31,7 @@ def _metric_points(problem, V):
 
 
 def diameter(problem, V):
-    """Largest KE-metric distance between two of the outcomes V (k, nv), over |v0|_M (0 for fewer than 2)."""
+    """Largest KE-metric distance between two of the outcomes V (k, nv), over ``|v0|_M`` (0 for fewer than 2)."""
     from scipy.spatial.distance import pdist
 
     W = _metric_points(problem, V)
@@ -48,7 +48,7 @@ def diameter(problem, V):
 
 
 def spread(problem, V):
-    """Root-mean-square KE-metric distance of the outcomes from their mean, over |v0|_M."""
+    """Root-mean-square KE-metric distance of the outcomes from their mean, over ``|v0|_M``."""
     W = _metric_points(problem, V)
     if len(W) < 2:
         return 0.0

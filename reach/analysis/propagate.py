@@ -441,7 +441,7 @@ class SetPropagation(Propagation):
     q : array_like, optional
         The impact configuration (for the outcomes' ``q``).
     resolution : float, optional
-        Cell size for the extent, in the velocity's units (default 1 % of |vn0|).
+        Cell size for the extent, in the velocity's units (default 1 % of ``|vn0|``).
     """
 
     def __init__(self, result, q=None, *, t=0.0, resolution=None):

@@ -146,7 +146,7 @@ def check(propagation, predicate=None, cost=None, *, replay=True):
 
 
 def sticks(name, *, tol=1e-6):
-    """Requirement: contact ``name`` neither lifts nor slides after the impact (within tol of |v_pre|)."""
+    """Requirement: contact ``name`` neither lifts nor slides after the impact (within tol of ``|v_pre|``)."""
     def predicate(outcome):
         scale = max(float(np.max(np.abs(outcome.v_pre))), 1e-12)
         return bool(np.all(np.abs(outcome.contact(name)) <= tol * scale))

@@ -38,7 +38,7 @@ law (eq. 30 restricted to Q, both rows)::
 
     0 = J_Q (v⁻ + M⁻¹ J_Qᵀ Λ_Q),   J_Q = [J_t,Q; J_n,Q]  (2 × 3),
 
-check ``Λn,Q ≥ 0`` and ``|Λt,Q| ≤ μ Λn,Q`` (|Λt|/Λn = 0.3/0.85 ≈ 0.35 < 1),
+check ``Λn,Q ≥ 0`` and ``|Λt,Q| ≤ μ Λn,Q`` (``|Λt|``/Λn = 0.3/0.85 ≈ 0.35 < 1),
 and traverse ``v(s) = v⁻ + (s − s₁)/Λn,Q · M⁻¹ J_Qᵀ Λ_Q`` for
 ``s ∈ [s₁, s₁ + Λn,Q]`` (so ``dΛn,Q/ds = 1``, ``ṫ = 0``).  The block then
 pivots on Q, the mirror image of the start, with ``θ̇⁺ = 0.7 θ̇⁻`` (eq. 68:

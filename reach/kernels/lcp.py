@@ -50,7 +50,7 @@ class LemkeOptions(NamedTuple):
     """Tolerances of a solve, all relative (see the module docstring)."""
 
     pivot_tol: float = 1e-11    #: entering-column entries below this (x column max) are not pivots
-    tie_tol: float = 1e-8       #: ratios within this (x (|ratio| + sigma)) are ties
+    tie_tol: float = 1e-8       #: ratios within this (x (``|ratio|`` + sigma)) are ties
     verify_tol: float = 1e-9    #: relative residual accepted at the end
     zero_tol: float = 1e-13     #: z0 below this (x sigma) counts as zero (degenerate exit)
     max_pivots: int = 1000

@@ -62,7 +62,7 @@ def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
     largest entry, and the floor keeps that noise below the tolerance while a
     real violation (far above 1e-16 of the largest entry) still shows.  Each row is measured against its
     own scale: ``z~_i`` against ``sigma`` and ``w~_i`` against
-    ``max(|q~_i|, sigma)``, and the residual is
+    ``max(|q~_i|, sigma)``, and the residual is::
 
         max_i |min(z~_i / sigma, w~_i / max(|q~_i|, sigma))|
 
