@@ -222,7 +222,7 @@ def impact_problem(system, ended):
                                        check_active=False)
 
 
-def _impact(system, settings, law, k, b, problem, n_jobs):
+def _impact(settings, law, k, b, problem, n_jobs):
     """Outcomes of one branch's impact: ``(velocities, sample indices, the sampled set or None)``."""
     import warnings
 
@@ -304,7 +304,7 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
         rows, sets = [], []
         for parent, res in hits:
             problem = impact_problem(system, res)
-            V, index, result = _impact(system, settings, law, k, len(rows), problem, n_jobs)
+            V, index, result = _impact(settings, law, k, len(rows), problem, n_jobs)
             if len(V) == 0:
                 ended.append((parent, "empty set"))  # no sample ended non-colliding: said, never dropped silently
                 continue

@@ -100,13 +100,7 @@ def _draw(name, result, path):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     from reach.plotting.design import plot_sweep
+    from reach.plotting.files import save_figure
 
-    ax = plot_sweep(result, title=f"{name}: how predictable is the impact?")
-    try:
-        ax.figure.savefig(path, dpi=120)
-    finally:
-        plt.close(ax.figure)
-    return path
+    return save_figure(plot_sweep(result, title=f"{name}: how predictable is the impact?").figure, path)

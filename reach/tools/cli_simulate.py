@@ -81,14 +81,8 @@ def _draw(sim, trajectory, path):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
+    from reach.plotting.files import save_figure
     from reach.plotting.stepping import plot_trajectory
 
     names = list(sim.model.coordinate_names) if sim.model is not None else None
-    fig = plot_trajectory(trajectory, title=sim.title, names=names)
-    try:
-        fig.savefig(path, dpi=120)
-    finally:
-        plt.close(fig)
-    return path
+    return save_figure(plot_trajectory(trajectory, title=sim.title, names=names), path)

@@ -122,16 +122,11 @@ def _draw(example, result, path):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
+    from reach.plotting.files import save_figure
     from reach.plotting.through import plot_propagation
 
-    fig = plot_propagation(result, example.coordinate[0], example.coordinate[1], title=example.title)
-    try:
-        fig.savefig(path, dpi=120)
-    finally:
-        plt.close(fig)
-    return path
+    return save_figure(plot_propagation(result, example.coordinate[0], example.coordinate[1], title=example.title),
+                       path)
 
 
 def cmd_robust(args):

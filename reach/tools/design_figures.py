@@ -14,6 +14,7 @@ import numpy as np
 
 from reach.design import minimize, sweep
 from reach.plotting.design import plot_billiards, plot_sweep
+from reach.plotting.files import save_figure
 from scenarios import designs
 
 __all__ = ["make_design_figures", "SWEEPS"]
@@ -38,7 +39,7 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150):
     billiards = sweep(designs.build("billiards"), {"theta": theta}, ("xi", "diameter", "max_cosine"), budget=budget,
                       n_jobs=-1)
     fig = plot_billiards(theta, billiards.values["xi"], billiards.values["diameter"], billiards.values["max_cosine"])
-    written.append(_save(fig, out / "sm-fig05-billiards.png", dpi))
+    written.append(save_figure(fig, out / "sm-fig05-billiards.png", dpi))
     best = minimize(designs.build("billiards"), {"theta": 1.0}, {"theta": (np.pi / 6, 2.5)}, "xi", budget=2 ** 6)
     lines += ["## Billiard break", "",
               f"xi is smallest at theta = {theta[np.argmin(billiards.values['xi'][:-5])]:.4f} over the grid "
@@ -57,7 +58,7 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150):
         lines += ["| " + " | ".join(f"{v:.4g}" for v in row) + " |" for row in result.table()]
         lines.append("")
         log(f"design sweep {name}: {len(result.params)} points")
-    written.append(_save(fig, out / "design-sweeps.png", dpi))
+    written.append(save_figure(fig, out / "design-sweeps.png", dpi))
     path = out / "design.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     written.append(path)
@@ -88,13 +89,3 @@ def _against_sets(budget, log):
         lines.append(f"| {s.title} | " + " | ".join(cells) + f" | {orders} |")
     log("propagative outcomes measured against the sets")
     return lines + [""]
-
-
-def _save(fig, path, dpi):
-    import matplotlib.pyplot as plt
-
-    try:
-        fig.savefig(path, dpi=dpi)
-    finally:
-        plt.close(fig)
-    return path

@@ -24,6 +24,7 @@ from reach import sample_post_impact_set
 from reach.analysis.landing import landing, one_step_outcome, stepped_outcome
 from reach.analysis.stepping import collision_impulses, convergence_table, rest_time
 from reach.laws.trajectory import simulate
+from reach.plotting.files import save_figure
 from reach.plotting.stepping import plot_ball_collision, plot_ball_paths, plot_rod_snapshots, plot_rod_velocities
 
 __all__ = ["make_stepping_figures", "landing_rows", "stepper_outcomes", "stepper_markers", "rod_events",
@@ -145,17 +146,10 @@ def make_stepping_figures(out, quick=False, *, sets=None, log=print, dpi=150):
         Sets of the paper scenarios already sampled (by ``reach figures``),
         to measure the time-stepper's outcomes against.
     """
-    import matplotlib.pyplot as plt
-
     written = []
 
     def save(fig, stem):
-        try:
-            path = out / f"{stem}.png"
-            fig.savefig(path, dpi=dpi)
-            written.append(path)
-        finally:
-            plt.close(fig)
+        written.append(save_figure(fig, out / f"{stem}.png", dpi))
 
     lines = ["# Stewart & Trinkle's time-stepper: their examples, and where it lands in the sets", "",
              "Written by `reach figures`" + (" --quick" if quick else "") + ".", ""]

@@ -19,6 +19,7 @@ import numpy as np
 
 import scenarios
 from reach.analysis.propagate import propagate
+from reach.plotting.files import save_figure
 from reach.plotting.through import plot_propagation
 
 __all__ = ["make_through_figures", "THROUGH_OPTIONS"]
@@ -61,8 +62,6 @@ def _rows(example, full, classical):
 
 def make_through_figures(out, quick=False, *, log=print, dpi=150):
     """Write the multi-impact figures and ``through.md`` into ``out``; returns the written paths."""
-    import matplotlib.pyplot as plt
-
     written, lines = [], ["# Sets through many impacts", "", "Written by `reach figures`"
                           + (" --quick" if quick else "") + "; the coordinate is the one each figure shows.", ""]
     for name in ("rimless-wheel", "rocking-block", "compass-walker"):
@@ -79,12 +78,7 @@ def make_through_figures(out, quick=False, *, log=print, dpi=150):
                 first * 0.7 ** np.arange(n)
         fig = plot_propagation(full, example.coordinate[0], example.coordinate[1], classical=classical,
                                reference=reference, title=example.title)
-        path = out / f"through-{name}.png"
-        try:
-            fig.savefig(path, dpi=dpi)
-        finally:
-            plt.close(fig)
-        written.append(path)
+        written.append(save_figure(fig, out / f"through-{name}.png", dpi))
         lines += _rows(example, full, classical)
         if name == "rocking-block":
             first = np.max(np.abs(full.impacts[0].v[:, 2]))
