@@ -38,6 +38,7 @@ __all__ = ["ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "QUANT", "schedule"
 ROUNDS = 4
 #: Perturbation scale of a child's caps in round 0, and its decay per round.
 SIGMA = 0.3
+#: Factor applied to the perturbation scale after each round.
 DECAY = 0.5
 #: Probability that a child's cap coordinate is snapped to 0 or 1.
 SNAP = 0.1

@@ -41,6 +41,7 @@ __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_ca
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m mode assignments per step).
 EXACT_MAX_CONTACTS = 3
+#: Execution backends of :func:`sample_post_impact_set`.
 BACKENDS = ("serial", "loky", "threading", "dask")
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
 CAP_BUDGET = 2**21

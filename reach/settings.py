@@ -14,12 +14,19 @@ import numbers
 __all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "STRATEGIES", "SOLUTION_CHOICES", "MAX_SAMPLES", "MAX_STEPS",
            "MAX_SEED", "check_integer", "check_positive_number"]
 
+#: Low-discrepancy or plain random sample indices.
 SEQUENCES = ("sobol", "uniform")
+#: How the budget is spent (:mod:`reach.directed`).
 STRATEGIES = ("directed", "uniform")
+#: Distributions of the normalized caps.
 CAPS = ("uniform", "extremes", "mixed", "broad")
+#: How a step with several distinct v' is resolved.
 SOLUTION_CHOICES = ("random", "first", "enumerate", "exact")
+#: Most samples of one run.
 MAX_SAMPLES = 2**30
+#: Most Routh steps of one trajectory.
 MAX_STEPS = 100_000
+#: Seeds lie in ``[0, MAX_SEED]``.
 MAX_SEED = 2**63 - 1
 
 

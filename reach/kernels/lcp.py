@@ -43,7 +43,14 @@ from reach.kernels.verify import refine_and_verify, tableau_refine, verify_table
 __all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "SOLVED", "RAY", "PIVOT_LIMIT",
            "NUMERICAL", "equilibrate", "lemke_kernel", "solve_scaled", "make_work", "scale_lcp"]
 
-SOLVED, RAY, PIVOT_LIMIT, NUMERICAL = 0, 1, 2, 3
+#: Status: a verified solution.
+SOLVED = 0
+#: Status: Lemke's method ended on a secondary ray (no solution found).
+RAY = 1
+#: Status: the pivot limit was reached.
+PIVOT_LIMIT = 2
+#: Status: a solution was found but failed verification.
+NUMERICAL = 3
 
 
 class LemkeOptions(NamedTuple):
@@ -56,6 +63,7 @@ class LemkeOptions(NamedTuple):
     max_pivots: int = 1000
 
 
+#: The options every solve uses unless told otherwise.
 DEFAULT_OPTIONS = LemkeOptions()
 
 

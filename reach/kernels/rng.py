@@ -21,10 +21,15 @@ import numpy as np
 __all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block", "uniform_rows",
            "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "RETRY_STREAM"]
 
+#: Stream of the caps drawn by counter-based random numbers.
 CAPS_STREAM = 0
+#: Stream of the random covering vectors of ``solution_choice="random"``.
 COVERING_STREAM = 1
+#: Stream of the random starts of the enumeration fallback.
 FALLBACK_STREAM = 2
+#: Stream of the uniform pick among a step's distinct v'.
 PICK_STREAM = 3
+#: First stream of the retries with other covering vectors (one per retry).
 RETRY_STREAM = 16
 
 

@@ -55,9 +55,13 @@ __all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", 
            "SampleOutput", "SAMPLE_FIELDS", "make_step_work", "allocate_output", "routh_step_kernel",
            "robust_step", "take_step", "colliding", "fill_covering", "run_samples_kernel", "MAX_DISTINCT"]
 
+#: Kernel code of ``solution_choice="first"``: the covering vector of ones.
 CHOICE_FIRST = 0
+#: Kernel code of ``solution_choice="random"``: a random covering vector per step.
 CHOICE_RANDOM = 1
+#: Kernel code of ``solution_choice="enumerate"``: basis enumeration, uniform pick.
 CHOICE_ENUMERATE = 2
+#: Kernel code of ``solution_choice="exact"``: mode enumeration, uniform pick.
 CHOICE_EXACT = 3
 
 #: Most distinct v' an enumerated step keeps.

@@ -18,6 +18,7 @@ class UsageError(Exception):
 
 
 def positive_float(text):
+    """argparse type: a positive finite float."""
     try:
         value = float(text)
     except ValueError:
@@ -44,6 +45,7 @@ def output_path(text, flag, *, suffixes=None):
 
 
 def image_suffixes():
+    """The image file suffixes matplotlib can write (``.png``, ``.pdf``, ...)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -53,6 +55,7 @@ def image_suffixes():
 
 
 def integer_text(text, what, low, high):
+    """An integer in ``[low, high]`` from text that may be a power (``2^16``), or a UsageError naming ``what``."""
     t = text.strip().replace("^", "**")
     try:
         if "**" in t:
@@ -81,18 +84,22 @@ def samples(text):
 
 
 def steps(text):
+    """argparse type: a trajectory length N."""
     return integer_text(text, "a positive integer", 1, MAX_STEPS)
 
 
 def seed(text):
+    """argparse type: a seed in ``[0, 2^63)``."""
     return integer_text(text, "a seed", 0, MAX_SEED)
 
 
 def keep_paths(text):
+    """argparse type: how many sample paths to keep."""
     return integer_text(text, "a non-negative integer", 0, MAX_SAMPLES)
 
 
 def n_jobs(text):
+    """argparse type: a worker count, -1 for every core (0 is refused)."""
     value = integer_text(text, "a worker count (-1: all cores)", -1, 4096)
     if value == 0:
         raise argparse.ArgumentTypeError("expected a worker count (-1: all cores), got 0")

@@ -143,7 +143,7 @@ def _time_numpy(rec, count):
 def compare_solvers(scenario, count=200, seed=0):
     """Jitted vs NumPy Routh steps on ``count`` recorded steps of ``scenario``.
 
-    Returns a dict: ``steps``, ``max_rel_diff`` (of v', relative to max |v|),
+    Returns a dict: ``steps``, ``max_rel_diff`` (of v', relative to max ``|v|``),
     ``status_agree`` (bool), ``jit_solved``, ``numpy_solved``.
     """
     rec = Recorded(scenario, count, seed)

@@ -327,6 +327,7 @@ def _add_run(sub):
 
 
 def build_parser():
+    """The ``reach`` command's argument parser, with every subcommand."""
     from reach.version import __version__
 
     parser = _Parser(

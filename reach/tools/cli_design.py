@@ -55,6 +55,7 @@ def add_sweep(sub):
 
 
 def cmd_sweep(args):
+    """``reach sweep``: evaluate a design's measures over a grid, print, save the table and its plot."""
     from reach.design import sweep
     from scenarios import designs
 
@@ -93,6 +94,8 @@ def format_sweep(name, result):
         k = int(np.nanargmin(values))
         where = ", ".join(f"{n} = {result.params[k][n]:.5g}" for n in result.names)
         lines.append(f"smallest {m}: {values[k]:.4g} at {where}")
+    if any(np.isnan(values).any() for values in result.values.values()):
+        lines.append("nan: the design rejects these parameters (an infeasible configuration) or its set is empty")
     return "\n".join(lines)
 
 

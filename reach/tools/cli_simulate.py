@@ -36,6 +36,7 @@ def _simulation(name):
 
 
 def cmd_simulate(args):
+    """``reach simulate``: run a time-stepping simulation, print its events, save it and its plot."""
     from reach.laws.trajectory import simulate
 
     sim = _simulation(args.name)

@@ -15,7 +15,7 @@ __all__ = ["add_through", "cmd_trajectory", "cmd_robust", "load_callable"]
 def add_through(sub):
     """Register ``reach trajectory`` and ``reach robust``."""
     p = sub.add_parser("trajectory", help="follow the set of possible states through several impacts")
-    p.add_argument("name", help="rimless-wheel or rocking-block")
+    p.add_argument("name", help="rimless-wheel, rocking-block or compass-walker (reach list)")
     p.add_argument("--impacts", type=steps, default=None, metavar="K", help="impacts to follow (default: the example's)")
     p.add_argument("--budget", type=samples, default=None, help="samples per branch per impact")
     p.add_argument("--branches", type=steps, default=None, help="most states carried between impacts")
@@ -66,6 +66,7 @@ def _example(name, controller):
 
 
 def cmd_trajectory(args):
+    """``reach trajectory``: follow a system through several impacts and save the sets."""
     from reach.analysis.propagate import propagate, save_propagation
 
     example = _example(args.name, args.controller)
@@ -130,6 +131,7 @@ def _draw(example, result, path):
 
 
 def cmd_robust(args):
+    """``reach robust``: check a requirement against every impact's set of a saved run."""
     from reach.analysis.propagate import load_propagation
     from reach.analysis.robust import check
 

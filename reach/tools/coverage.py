@@ -9,8 +9,8 @@ For a problem (a scenario, or a problem file), :func:`run_coverage`
    would), together with the set's own completeness estimate
    (:mod:`reach.completeness`);
 3. measures, per SPEC §7, the fraction of the reference — thinned to one
-   outcome per cell of 0.4 % of |vn0| in contact-velocity coordinates, so that
-   dense regions do not dominate — farther than 2 % and 5 % of |vn0| from the
+   outcome per cell of 0.4 % of ``|vn0|`` in contact-velocity coordinates, so that
+   dense regions do not dominate — farther than 2 % and 5 % of ``|vn0|`` from the
    set, and the farthest reference outcome.
 
 The reference is itself an inner approximation: what no strategy reaches is
@@ -122,7 +122,7 @@ def format_coverage(report):
 
 
 def plot_coverage(reports, path):
-    """Fraction of the reference farther than 2 % of |vn0| against the budget, per strategy and problem."""
+    """Fraction of the reference farther than 2 % of ``|vn0|`` against the budget, per strategy and problem."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -64,6 +64,7 @@ class PointMass:
 
 
 def nonnegative(what, value):
+    """``value`` as a finite float >= 0, or a ValueError naming ``what``."""
     try:
         value = float(value)
     except (TypeError, ValueError):
