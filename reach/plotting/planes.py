@@ -215,7 +215,8 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
         raise ValueError(f"`axes` must name two coordinates; got {axes!r}.")
     for spec in axes:
         parse_axis(problem, spec)
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         _, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
     if isinstance(baselines, str):
         if baselines != "auto":
@@ -273,7 +274,11 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
     if zoom is not None:
         inset_ax = _add_inset(ax, layers, zoom, clouds, lo, hi)
     if legend:
-        ax.legend(list(handles.values()), list(handles), loc="best", fontsize=8, framealpha=0.9)
+        # "best" avoids the data but not the zoomed inset: with an inset, the legend goes beside the axes
+        where = dict(loc="best") if inset_ax is None else dict(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        if inset_ax is not None and own_figure:
+            ax.figure.set_size_inches(8.4, 4.6)
+        ax.legend(list(handles.values()), list(handles), fontsize=8, framealpha=0.9, **where)
     return PlanePlot(ax=ax, region=region, handles=handles, points=xy, inset=inset_ax)
 
 
