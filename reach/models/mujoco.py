@@ -85,6 +85,7 @@ import numpy as np
 
 from reach.models.mujoco_model import (body_velocity, data_at, full_mass_matrix, load_model, raised_margins,
                                        urdf_model)
+from reach.models.spatial import coincident_groups, contact_plane, tangent_basis
 from reach.problem import ImpactProblem
 
 try:
@@ -105,11 +106,6 @@ __all__ = [
     "problem_from_urdf",
     "urdf_model",
 ]
-
-#: Relative tolerance (on singular values) for "the contact velocities lie in a plane".
-PLANAR_RTOL = 1e-9
-#: Relative tolerance for "two contacts have the same Jacobian" (deduplication).
-DUPLICATE_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -223,35 +219,6 @@ def _contact_mu(index, contact, geoms_text, torsional_friction):
     return float(friction[0])
 
 
-def _plane_of(jacobians, normals):
-    """Unit normal ``e`` of the plane holding all contact-point velocities, or None."""
-    stacked = np.concatenate(jacobians, axis=1)  # (3, m * nv)
-    gram = stacked @ stacked.T
-    eigvals, eigvecs = np.linalg.eigh(gram)
-    if eigvals[-1] <= 0 or eigvals[0] > PLANAR_RTOL**2 * eigvals[-1]:
-        return None
-    e = eigvecs[:, 0]
-    e = e if e[np.argmax(np.abs(e))] > 0 else -e
-    if any(abs(float(n @ e)) > 1e-6 for n in normals):
-        return None
-    return e
-
-
-def _dedupe(jacobians, normals):
-    """Groups of contacts with the same normal and relative-velocity Jacobian; first of each kept."""
-    scale = max(float(np.max(np.abs(J))) for J in jacobians) or 1.0
-    groups = []
-    for i, (J, n) in enumerate(zip(jacobians, normals)):
-        for group in groups:
-            j = group[0]
-            if np.allclose(normals[j], n, atol=1e-9) and np.max(np.abs(jacobians[j] - J)) <= DUPLICATE_RTOL * scale:
-                group.append(i)
-                break
-        else:
-            groups.append([i])
-    return groups
-
-
 def _read_contacts(model, data, dist_tol, torsional_friction):
     """Every contact within ``dist_tol`` (with margins raised meanwhile) as a dict, and the mass matrix."""
     with raised_margins(model, 2.0 * dist_tol + 1e-12):
@@ -292,7 +259,7 @@ def _read_contacts(model, data, dist_tol, torsional_friction):
 def _merge_coincident(raw):
     """One contact per group of coincident ones (same Jacobian and normal), keeping the first's friction."""
     kept = []
-    for group in _dedupe([r["jacobian"] for r in raw], [r["frame"][0] for r in raw]):
+    for group in coincident_groups([r["jacobian"] for r in raw], [r["frame"][0] for r in raw]):
         first = raw[group[0]]
         mus = {raw[i]["mu"] for i in group}
         if len(mus) > 1:
@@ -311,11 +278,7 @@ def _contact_rows(kept, plane):
     pair_seen = {}
     for r in kept:
         n = r["frame"][0]
-        if plane is not None:
-            t = np.cross(plane, n)
-            tangents = (t / np.linalg.norm(t))[None, :]
-        else:
-            tangents = r["frame"][1:3]
+        tangents = tangent_basis(n, plane) if plane is not None else r["frame"][1:3]
         rows_n.append(n @ r["jacobian"])
         rows_t.extend(tangents @ r["jacobian"])
         base = "|".join(r["names"])
@@ -368,7 +331,7 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
     kept = _merge_coincident(raw)
     normals = [r["frame"][0] for r in kept]
     jacobians = [r["jacobian"] for r in kept]
-    plane = None if planar is False else _plane_of(jacobians, normals)
+    plane = None if planar is False else contact_plane(jacobians, normals)
     if planar is True and plane is None:
         raise ValueError("`planar=True` but the contact-point velocities do not lie in one plane containing "
                          "the contact normals; use planar=None or False.")

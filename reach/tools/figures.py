@@ -44,6 +44,7 @@ from reach.analysis.zeno import zeno_block
 from reach.laws.propagative import propagative
 from reach.plotting import plot_scenario_figure
 from reach.plotting.compliant import plot_compliant
+from reach.tools.simulators import make_simulator_figures
 from reach.plotting.zeno import plot_zeno
 from reach.tools.bench import PAPER_TABLE3 as BENCH_TABLE3
 from reach.tools.stepping import make_stepping_figures, stepper_markers
@@ -226,4 +227,5 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
                                          dpi=FIGURE_DPI[quick])
         written += make_through_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
         written += make_design_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
+        written += make_simulator_figures(out, quick, log=log)
     return written
