@@ -43,7 +43,7 @@ from reach.kernels.routh import CHOICE_RANDOM, fill_covering, make_step_work
 from reach.sampler import draw_caps
 from reach.step import kernel_data, step_options
 
-__all__ = ["run_bench", "format_bench", "compare_solvers", "PAPER_TABLE3", "TARGETS"]
+__all__ = ["run_bench", "format_bench", "compare_solvers", "machine_info", "Recorded", "PAPER_TABLE3", "TARGETS"]
 
 #: The paper's Table 3: (LCPs per sample, ms per sample, ms per LCP), MATLAB + PATH, quad-core i5.
 #: The one copy: ``reach figures`` reads it from here.
@@ -211,7 +211,8 @@ def _collect(proc):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _machine():
+def machine_info():
+    """CPU model, core count, load average and library versions of this machine (for a report)."""
     model = platform.processor() or platform.machine()
     try:
         text = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
@@ -236,7 +237,7 @@ def run_bench(quick=False):
     cfg = _MODES[bool(quick)]
     cores = os.cpu_count() or 1
     t_start = time.perf_counter()
-    report = {"mode": "quick" if quick else "full", "machine": _machine(), "settings": dict(cfg),
+    report = {"mode": "quick" if quick else "full", "machine": machine_info(), "settings": dict(cfg),
               "targets": dict(TARGETS), "scenarios": {}}
     cold_dir = tempfile.mkdtemp(prefix="reach-bench-numba-")
     # the cold compile runs alone, first: never beside a measurement

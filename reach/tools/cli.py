@@ -261,8 +261,17 @@ def cmd_bench(args):
     from reach.tools.bench import format_bench, run_bench
 
     json_out = output_path(args.json, "--json") if args.json else None
-    report = run_bench(quick=args.quick)
-    print(format_bench(report))
+    if args.scaling:
+        from reach.tools.scaling import format_scaling, plot_scaling, run_scaling
+
+        plot_out = output_path(args.plot, "--plot", suffixes=image_suffixes()) if args.plot else None
+        report = run_scaling(quick=args.quick)
+        print(format_scaling(report))
+        if plot_out is not None:
+            print(f"wrote {plot_scaling(report, plot_out)}")
+    else:
+        report = run_bench(quick=args.quick)
+        print(format_bench(report))
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=1))
         print(f"wrote {json_out}")
@@ -370,6 +379,9 @@ def build_parser():
     p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json", metavar="FILE")
+    p.add_argument("--scaling", action="store_true",
+                   help="cost per LCP against its size n, planar and spatial, beside QuantEcon's Lemke")
+    p.add_argument("--plot", metavar="FILE.png", help="with --scaling: draw µs per LCP against n")
     p.set_defaults(func=cmd_bench)
     add_simulate(sub)
     add_through(sub)

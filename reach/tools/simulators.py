@@ -203,9 +203,13 @@ def _quadruped(budget, quick):
     writer = lambda props: sdf_from_mujoco(model, dict(zip(FEET, props)))  # noqa: E731
     runs = sap.sweep(writer, impact, result, tilts_deg=(-0.01, 0.01), stiffness_ratios=(1e-2, 1e2),
                      relaxation_times=(0.0, 1e-3, 1e-1), time_steps=(1e-3, 1e-5))
+    hydro = [sap.simulate_sap(writer, problem, impact.q, impact.v, **o,
+                              settings=sap.SapSettings(contact_model="hydroelastic"))
+             for o in (dict(), dict(tilt=np.deg2rad(0.01)), dict(stiffness=[100.0, 1.0, 1.0, 1.0]))]
     comparison.time_steps = _time_steps(sap, writer, impact, points, scale)
-    comparison.simulated.append(_measure("Drake SAP", runs.kind, [r.contact_velocities for r in runs.runs],
-                                         [r.energy_ratio for r in runs.runs], points, scale, labels))
+    comparison.simulated.append(_measure("Drake SAP", list(runs.kind) + ["hydroelastic"] * len(hydro),
+                                         [r.contact_velocities for r in runs.runs + hydro],
+                                         [r.energy_ratio for r in runs.runs + hydro], points, scale, labels))
     mimpact = impact_from_mujoco(model, mj.mujoco_data(model, qpos, qvel))
     mresult = sample_post_impact_set(mimpact.problem, 256, 1.0, 10, completeness=False)
     msweep = mj.sweep(mimpact, model, mresult, tilts_deg=(-0.01, 0.01), stiffness_ratios=(1e-1, 10.0) if quick
@@ -237,14 +241,16 @@ def comparison_markdown(comparisons):
              "of the set, in contact-velocity coordinates, as a fraction of the pre-impact contact speed |vn0|; "
              f"an outcome is named by its contacts' modes (lift or slide beyond {MODE_TOL:g} |vn0|).", ""]
     for c in comparisons:
-        lines += [f"## {c.label}", "", "| simulator | perturbation | runs | distance: median | max | "
-                  "kinetic energy after/before | named outcomes reached |", "|---|---|---:|---:|---:|---:|---|"]
+        lines += [f"## {c.label}", "", f"|vn0| = {c.scale:.4g} m/s.", "",
+                  "| simulator | perturbation | runs | distance: median | max | max (m/s) | "
+                  "kinetic energy after/before | named outcomes reached |", "|---|---|---:|---:|---:|---:|---:|---|"]
         for s in c.simulated:
             for kind in dict.fromkeys(s.kinds):
                 pick = [i for i, k in enumerate(s.kinds) if k == kind]
                 reached = "; ".join(sorted({s.names[i] for i in pick}))
                 lines.append(f"| {s.simulator} | {kind} | {len(pick)} | {100 * np.median(s.fractions[pick]):.2f} % | "
-                             f"{100 * np.max(s.fractions[pick]):.2f} % | {np.median(s.energy_ratios[pick]):.3f} | "
+                             f"{100 * np.max(s.fractions[pick]):.2f} % | {np.max(s.distances[pick]):.2e} | "
+                             f"{np.median(s.energy_ratios[pick]):.3f} | "
                              f"{reached} |")
         lines += ["", "| named outcome of the set | share of the set's samples | "
                   + " | ".join(s.simulator for s in c.simulated) + " |",

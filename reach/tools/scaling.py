@@ -1,0 +1,246 @@
+"""``reach bench --scaling``: cost per Routh-step LCP against its size, and against QuantEcon's Lemke.
+
+Problems of growing LCP size ``n``:
+
+* **planar, m = 1..8 contacts** (``n = 5 m``): a row of discs on the floor, each
+  touching the floor and its neighbour, falling and converging
+  (:func:`disc_row`; contacts taken in the order floor, neighbour, floor, ...);
+* **spatial, the 4-corner block with k = 4, 8, 16 friction directions**
+  (``n = 4 (3 + k)`` = 28, 44, 76), read from MuJoCo;
+* **the quadruped touchdown** of ``examples/mujoco_touchdown.py`` (``n = 44``).
+
+For each: steps recorded from real samples (as :class:`reach.tools.bench.Recorded`
+does), solved again by the verified Routh-step kernel in a jitted loop, timed
+in batches in wall-clock **and** CPU time (``time.process_time``: on a shared
+machine the CPU time is what the process itself spent); the medians per solve,
+pivots per solve; the same step LCPs (``W``, ``w``, the same covering vector)
+solved by QuantEcon's Numba Lemke (``quantecon.optimize.lcp_lemke``, the
+optional peer) in a jitted loop, with how often it succeeds and how far its
+``v'`` is from ours; and samples per second on one core (the default sampler,
+CPU time).  Ratios, not absolute times, are what to quote.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from types import SimpleNamespace
+
+import numba as nb
+import numpy as np
+
+__all__ = ["disc_row", "spatial_block", "quadruped", "run_scaling", "format_scaling", "plot_scaling"]
+
+_MODES = {True: dict(record=600, passes=3, batch=100, samples=2**11),
+          False: dict(record=4000, passes=5, batch=250, samples=2**14)}
+
+
+def disc_row(m, *, radius=0.1, mass=1.0, mu=0.5, seed=0):
+    """A planar problem with ``m`` colliding contacts: discs on the floor, each touching the next.
+
+    Returns ``(problem, h, N)``.
+    """
+    from reach.models.planar import PlanarModel
+
+    discs = m // 2 + 1
+    model = PlanarModel("disc-row")
+    for i in range(discs):
+        model.add_body(f"d{i}", joint="floating")
+        model.add_disc(f"d{i}", f"d{i}", radius, mass=mass)
+    model.add_wall("floor", normal=(0.0, 1.0), offset=0.0)
+    q = np.concatenate([[2 * radius * i, radius, 0.0] for i in range(discs)])
+    rng = np.random.default_rng(seed)
+    v = np.concatenate([[-0.3 * i, -1.0, rng.uniform(-2.0, 2.0)] for i in range(discs)])
+    order = []
+    for i in range(discs):
+        order.append(f"d{i}|floor")
+        if i + 1 < discs:
+            order.append(f"d{i + 1}|d{i}")
+    names = model.contact_names()
+    chosen = [c if c in names else "|".join(reversed(c.split("|"))) for c in order[:m]]
+    return model.impact_problem(q, v, mu, contacts=chosen), 0.5, 10
+
+
+def spatial_block(k):
+    """The 3-D block on its four corners (MuJoCo), ``k`` friction directions; ``(problem, h, N)``."""
+    from reach.analysis.compare.mujoco import block_mjcf, mujoco_data
+    from reach.models.mujoco import impact_from_mujoco, load_model
+
+    xml, qpos, qvel = block_mjcf(spatial=True, feet=True)
+    model = load_model(xml)
+    qvel = qvel + np.array([0.1, 0.05, 0.0, 0.2, -0.3, 0.1])  # not symmetric: every corner different
+    impact = impact_from_mujoco(model, mujoco_data(model, qpos, qvel), friction_directions=k)
+    return impact.problem, 0.3, 10
+
+
+def quadruped():
+    """The quadruped touchdown of ``examples/mujoco_touchdown.py``; ``(problem, h, N)``."""
+    import sys
+
+    from reach.analysis.compare.mujoco import mujoco_data
+    from reach.models.mujoco import impact_from_mujoco, load_model
+    from reach.tools.simulators import EXAMPLES
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from mujoco_touchdown import touchdown_state
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    model = load_model(str(EXAMPLES / "mujoco_quadruped.xml"))
+    qpos, qvel = touchdown_state(model)
+    return impact_from_mujoco(model, mujoco_data(model, qpos, qvel)).problem, 1.0, 10
+
+
+def _timed(run, batches):
+    """Median wall and CPU seconds per item over ``batches`` (list of (start, stop)) of ``run(start, stop)``."""
+    wall, cpu = [], []
+    for start, stop in batches:
+        t, c = time.perf_counter(), time.process_time()
+        run(start, stop)
+        wall.append((time.perf_counter() - t) / (stop - start))
+        cpu.append((time.process_time() - c) / (stop - start))
+    return float(np.median(wall)), float(np.median(cpu))
+
+
+def _reach(rec, passes, batch):
+    from reach.kernels.replay import solve_steps
+
+    K = rec.V.shape[0]
+    V_next, status = np.empty_like(rec.V), np.empty(K, dtype=np.int64)
+    args = (rec.data, rec.options, rec.work, rec.V, rec.lam, rec.d)
+    pivots = solve_steps(*args, 0, K, V_next, status)
+    batches = [(a, min(K, a + batch)) for _ in range(passes) for a in range(0, K, batch)]
+    wall, cpu = _timed(lambda a, b: solve_steps(*args, a, b, V_next, status), batches)
+    return dict(wall_us=1e6 * wall, cpu_us=1e6 * cpu, pivots=pivots / K, solved=float(np.mean(status == 0))), V_next
+
+
+_LOOP = []
+
+
+def _quantecon_loop():
+    """A jitted loop calling QuantEcon's Lemke on recorded LCPs (compiled once per process, on first use)."""
+    if _LOOP:
+        return _LOOP[0]
+    from quantecon.optimize import lcp_lemke
+
+    @nb.njit
+    def loop(W, Q, D, start, stop, Z, success, iters):
+        for k in range(start, stop):
+            res = lcp_lemke(W, Q[k], D[k])
+            Z[k] = res.z
+            success[k] = res.success
+            iters[k] = res.num_iter
+    _LOOP.append(loop)
+    return loop
+
+
+def _quantecon(problem, rec, passes, batch):
+    """QuantEcon's Lemke on the same LCPs (W, w, covering vector) as the recorded steps."""
+    g = problem.mass_scale
+    W = np.ascontiguousarray(problem.W)
+    Q = np.array([problem.routh_w(rec.V[k], rec.lam[k] / g) for k in range(rec.V.shape[0])])
+    K, n = Q.shape
+    Z, success, iters = np.empty((K, n)), np.zeros(K, dtype=np.bool_), np.zeros(K, dtype=np.int64)
+    loop = _quantecon_loop()
+    loop(W, Q, rec.d, 0, K, Z, success, iters)
+    batches = [(a, min(K, a + batch)) for _ in range(passes) for a in range(0, K, batch)]
+    wall, cpu = _timed(lambda a, b: loop(W, Q, rec.d, a, b, Z, success, iters), batches)
+    m, nb_ = problem.m, problem.Jbar.shape[0]
+    V = rec.V + Z[:, m:m + nb_] @ problem.Minv_JbarT.T
+    return dict(wall_us=1e6 * wall, cpu_us=1e6 * cpu, pivots=float(np.mean(iters)),
+                solved=float(np.mean(success))), V
+
+
+def _sample_rate(problem, h, N, n):
+    from reach import sample_post_impact_set
+
+    sample_post_impact_set(problem, 256, h, N, completeness=False)
+    t, c = time.perf_counter(), time.process_time()
+    result = sample_post_impact_set(problem, n, h, N, completeness=False)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    return dict(samples_per_s_wall=n / wall, samples_per_s_cpu=n / cpu, lcps_per_sample=float(np.mean(result.lcp_solves)))
+
+
+def _problems(log):
+    out = [(f"planar, m = {m}", "planar", *disc_row(m)) for m in range(1, 9)]
+    if importlib.util.find_spec("mujoco") is None:
+        log("scaling: spatial problems skipped (pip install 'reach[mujoco]')")
+        return out
+    out += [(f"3-D block, k = {k}", "spatial", *spatial_block(k)) for k in (4, 8, 16)]
+    out.append(("quadruped touchdown, k = 8", "spatial", *quadruped()))
+    return out
+
+
+def run_scaling(quick=False, *, log=print):
+    """Measure every problem (see the module docstring); returns a JSON-able report."""
+    from reach.tools.bench import Recorded
+
+    cfg = _MODES[bool(quick)]
+    peer = importlib.util.find_spec("quantecon") is not None
+    if not peer:
+        log("scaling: QuantEcon not installed (pip install quantecon): no peer column")
+    rows = []
+    for label, family, problem, h, N in _problems(log):
+        rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), cfg["record"])
+        ours, V = _reach(rec, cfg["passes"], cfg["batch"])
+        row = dict(problem=label, family=family, n=int(problem.lcp_size), m=int(problem.m), steps=int(rec.V.shape[0]),
+                   reach=ours, sampling=_sample_rate(problem, h, N, cfg["samples"]))
+        if peer:
+            theirs, V_qe = _quantecon(problem, rec, cfg["passes"], cfg["batch"])
+            both = np.isfinite(V_qe).all(axis=1)
+            scale = max(float(np.abs(rec.V).max()), 1e-300)
+            theirs["max_v_diff"] = float(np.abs(V_qe[both] - V[both]).max(initial=0.0) / scale)
+            row["quantecon"] = theirs
+        rows.append(row)
+        log(f"scaling: {label} (n = {row['n']}): {ours['cpu_us']:.2f} us CPU per step")
+    from reach.tools.bench import machine_info
+
+    return {"mode": "quick" if quick else "full", "machine": machine_info(), "rows": rows}
+
+
+def format_scaling(report):
+    """The report as a Markdown table."""
+    peer = any("quantecon" in r for r in report["rows"])
+    head = "| problem | n | pivots | µs/LCP (CPU) | µs/LCP (wall) | samples/s per core (CPU) | LCPs/sample |"
+    rule = "|---|---:|---:|---:|---:|---:|---:|"
+    if peer:
+        head += " QuantEcon µs/LCP (CPU) | QuantEcon pivots | QuantEcon solved | reach × QuantEcon |"
+        rule += "---:|---:|---:|---:|"
+    lines = [head, rule]
+    for r in report["rows"]:
+        ours, s = r["reach"], r["sampling"]
+        line = (f"| {r['problem']} | {r['n']} | {ours['pivots']:.1f} | {ours['cpu_us']:.2f} | {ours['wall_us']:.2f} | "
+                f"{s['samples_per_s_cpu']:,.0f} | {s['lcps_per_sample']:.2f} |")
+        if peer:
+            q = r["quantecon"]
+            line += (f" {q['cpu_us']:.2f} | {q['pivots']:.1f} | {100 * q['solved']:.1f} % | "
+                     f"{q['cpu_us'] / ours['cpu_us']:.2f}× |")
+        lines.append(line)
+    machine = report["machine"]
+    lines.append(f"\n({report['mode']} mode; {machine['cpu']}, {machine['cores']} cores, load "
+                 f"{machine['load_average_1min']:.2f}; medians over batches of recorded steps.)")
+    return "\n".join(lines)
+
+
+def plot_scaling(report, path):
+    """µs per LCP (CPU) against n, planar and spatial, with QuantEcon's when measured."""
+    import matplotlib.pyplot as plt
+
+    from reach.plotting.files import save_figure
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+    for family, marker in (("planar", "o"), ("spatial", "s")):
+        rows = [r for r in report["rows"] if r["family"] == family]
+        if not rows:
+            continue
+        n = [r["n"] for r in rows]
+        ax.loglog(n, [r["reach"]["cpu_us"] for r in rows], marker + "-", label=f"reach, {family}")
+        if all("quantecon" in r for r in rows):
+            ax.loglog(n, [r["quantecon"]["cpu_us"] for r in rows], marker + "--", mfc="none",
+                      label=f"QuantEcon Lemke, {family}")
+    ax.set_xlabel("LCP size n")
+    ax.set_ylabel("µs per Routh-step LCP (CPU time, median)")
+    ax.set_title("Cost per LCP against its size")
+    ax.grid(alpha=0.3, which="both", lw=0.5)
+    ax.legend(fontsize=8)
+    return save_figure(fig, path)

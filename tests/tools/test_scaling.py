@@ -1,0 +1,45 @@
+"""Tests of reach.tools.scaling: the problems of the scaling bench, and the peer harness solves the same LCPs."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from reach.tools.bench import Recorded
+from reach.tools.scaling import _quantecon, _reach, disc_row, format_scaling
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 8])
+def test_disc_row_has_m_colliding_contacts(m):
+    problem, h, N = disc_row(m)
+    assert problem.m == m and problem.lcp_size == 5 * m and problem.planar
+    assert np.all(problem.normal_velocities(problem.v) < 0)
+
+
+def test_quantecon_is_given_the_lcps_reach_solves():
+    pytest.importorskip("quantecon", reason="QuantEcon (the bench's optional peer) is not installed")
+    problem, h, N = disc_row(3)
+    rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), 60)
+    ours, V = _reach(rec, passes=1, batch=30)
+    theirs, V_qe = _quantecon(problem, rec, passes=1, batch=30)
+    assert ours["solved"] == 1.0 and 0.0 < theirs["solved"] <= 1.0
+    # wherever QuantEcon succeeds its answer is a Routh step of the same problem: it never gains energy,
+    # and on the many unique steps it is our v'
+    g = problem.mass_scale
+    energy = lambda v: 0.5 * v @ problem.M @ v  # noqa: E731
+    ok = np.isfinite(V_qe).all(axis=1)
+    for k in np.flatnonzero(ok):
+        assert energy(V_qe[k]) <= energy(rec.V[k]) * (1 + 1e-9) + 1e-12
+    same = np.abs(V_qe[ok] - V[ok]).max(axis=1) <= 1e-6 * np.abs(rec.V).max()
+    assert same.mean() > 0.5
+    assert rec.lam.max() <= h * g * (1 + 1e-12)
+
+
+def test_format_names_every_problem():
+    machine = dict(cpu="cpu", cores=2, load_average_1min=0.5)
+    row = dict(problem="planar, m = 1", family="planar", n=5, m=1, steps=10,
+               reach=dict(wall_us=1.0, cpu_us=1.0, pivots=3.0, solved=1.0),
+               sampling=dict(samples_per_s_wall=10.0, samples_per_s_cpu=10.0, lcps_per_sample=2.0),
+               quantecon=dict(wall_us=2.0, cpu_us=2.0, pivots=4.0, solved=0.5))
+    text = format_scaling(dict(mode="quick", machine=machine, rows=[row]))
+    assert "| planar, m = 1 | 5 |" in text and "2.00×" in text and "50.0 %" in text
