@@ -15,8 +15,8 @@ in batches in wall-clock **and** CPU time (``time.process_time``: on a shared
 machine the CPU time is what the process itself spent); the medians per solve,
 pivots per solve; the same step LCPs (``W``, ``w``, the same covering vector)
 solved by QuantEcon's Numba Lemke (``quantecon.optimize.lcp_lemke``, the
-optional peer) in a jitted loop, with how often it succeeds and how far its
-``v'`` is from ours; and samples per second on one core (the default sampler,
+optional peer) in a jitted loop, with reach's pivot limit (``max(1000, 50 n)``),
+with how often it succeeds and how far its ``v'`` is from ours; and samples per second on one core (the default sampler,
 CPU time).  Ratios, not absolute times, are what to quote.
 """
 
@@ -124,9 +124,9 @@ def _quantecon_loop():
     from quantecon.optimize import lcp_lemke
 
     @nb.njit
-    def loop(W, Q, D, start, stop, Z, success, iters):
+    def loop(W, Q, D, start, stop, Z, success, iters, max_iter):
         for k in range(start, stop):
-            res = lcp_lemke(W, Q[k], D[k])
+            res = lcp_lemke(W, Q[k], D[k], max_iter)
             Z[k] = res.z
             success[k] = res.success
             iters[k] = res.num_iter
@@ -135,16 +135,19 @@ def _quantecon_loop():
 
 
 def _quantecon(problem, rec, passes, batch):
-    """QuantEcon's Lemke on the same LCPs (W, w, covering vector) as the recorded steps."""
+    """QuantEcon's Lemke on the same LCPs (W, w, covering vector) as the recorded steps, with reach's pivot limit."""
+    from reach.step import max_pivots
+
     g = problem.mass_scale
     W = np.ascontiguousarray(problem.W)
     Q = np.array([problem.routh_w(rec.V[k], rec.lam[k] / g) for k in range(rec.V.shape[0])])
     K, n = Q.shape
     Z, success, iters = np.empty((K, n)), np.zeros(K, dtype=np.bool_), np.zeros(K, dtype=np.int64)
     loop = _quantecon_loop()
-    loop(W, Q, rec.d, 0, K, Z, success, iters)
+    limit = max_pivots(problem)  # the pivot limit reach's own solves have
+    loop(W, Q, rec.d, 0, K, Z, success, iters, limit)
     batches = [(a, min(K, a + batch)) for _ in range(passes) for a in range(0, K, batch)]
-    wall, cpu = _timed(lambda a, b: loop(W, Q, rec.d, a, b, Z, success, iters), batches)
+    wall, cpu = _timed(lambda a, b: loop(W, Q, rec.d, a, b, Z, success, iters, limit), batches)
     m, nb_ = problem.m, problem.Jbar.shape[0]
     V = rec.V + Z[:, m:m + nb_] @ problem.Minv_JbarT.T
     return dict(wall_us=1e6 * wall, cpu_us=1e6 * cpu, pivots=float(np.mean(iters)),
@@ -167,7 +170,7 @@ def _problems(log):
         log("scaling: spatial problems skipped (pip install 'reach[mujoco]')")
         return out
     out += [(f"3-D block, k = {k}", "spatial", *spatial_block(k)) for k in (4, 8, 16)]
-    out.append(("quadruped touchdown, k = 8", "spatial", *quadruped()))
+    out.append(("quadruped touchdown, k = 8", "robot", *quadruped()))
     return out
 
 
@@ -229,15 +232,23 @@ def plot_scaling(report, path):
     from reach.plotting.files import save_figure
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
-    for family, marker in (("planar", "o"), ("spatial", "s")):
-        rows = [r for r in report["rows"] if r["family"] == family]
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    for family, marker in (("planar", "o"), ("spatial", "s"), ("robot", "*")):
+        rows = sorted((r for r in report["rows"] if r["family"] == family), key=lambda r: r["n"])
         if not rows:
             continue
         n = [r["n"] for r in rows]
-        ax.loglog(n, [r["reach"]["cpu_us"] for r in rows], marker + "-", label=f"reach, {family}")
+        what = {"planar": "planar (disc row, m = 1..8)", "spatial": "3-D block (k = 4, 8, 16)",
+                "robot": "quadruped (k = 8)"}[family]
+        line = ax.loglog(n, [r["reach"]["cpu_us"] for r in rows], marker + "-", ms=9 if marker == "*" else 6,
+                         label=f"reach, {what}")[0]
         if all("quantecon" in r for r in rows):
-            ax.loglog(n, [r["quantecon"]["cpu_us"] for r in rows], marker + "--", mfc="none",
-                      label=f"QuantEcon Lemke, {family}")
+            ax.loglog(n, [r["quantecon"]["cpu_us"] for r in rows], marker + "--", mfc="none", color=line.get_color(),
+                      ms=9 if marker == "*" else 6, label=f"QuantEcon Lemke, {what}")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("LCP size n")
     ax.set_ylabel("µs per Routh-step LCP (CPU time, median)")
     ax.set_title("Cost per LCP against its size")
