@@ -26,11 +26,11 @@ import numpy as np
 
 from reach.laws.stewart_trinkle import SteppingSettings, stewart_trinkle_step
 
-__all__ = ["stepped_outcome", "one_step_outcome", "Landing", "landing", "name_outcome"]
+__all__ = ["stepped_outcome", "one_step_outcome", "Landing", "landing", "name_outcome", "contact_modes", "MODE_TOL"]
 
-#: A touching contact approaching slower than this fraction of |vn0| counts as not approaching.
+#: A touching contact approaching slower than this fraction of ``|vn0|`` counts as not approaching.
 APPROACH_TOL = 1e-9
-#: Mode naming tolerance, as a fraction of |vn0|: the stepper's answers carry O(h) errors.
+#: Mode naming tolerance, as a fraction of ``|vn0|``: the stepper's answers carry O(h) errors.
 MODE_TOL = 0.01
 
 
@@ -72,19 +72,27 @@ def stepped_outcome(system, q, v, h, *, lead=1.5, max_steps=200, friction_direct
     raise RuntimeError(f"the impact was not over after {max_steps} steps of h = {h:g}.")
 
 
+def contact_modes(contact_velocities, scale, labels, *, tol=MODE_TOL):
+    """Per-contact modes of contact velocities (m, 1 + d): ``["A sticks", "B lifts"]``.
+
+    A contact lifts if ``vn > tol scale``, slides if ``|vt| > tol scale``, and sticks otherwise.
+    """
+    words = []
+    for label, row in zip(labels, np.asarray(contact_velocities, dtype=float)):
+        if row[0] > tol * scale:
+            words.append(f"{label} lifts")
+        elif np.linalg.norm(row[1:]) > tol * scale:
+            words.append(f"{label} slides")
+        else:
+            words.append(f"{label} sticks")
+    return words
+
+
 def name_outcome(problem, v, *, tol=MODE_TOL):
     """Per-contact modes of ``v``: ``"A sticks, B lifts"`` (lift if ``vn > tol |vn0|``; slide if ``|vt| > tol |vn0|``)."""
     cv = problem.contact_velocities(np.asarray(v, dtype=float))
     scale = float(np.max(np.abs(problem.normal_velocities(problem.v))))
-    words = []
-    for name, row in zip(problem.contact_names, cv):
-        if row[0] > tol * scale:
-            words.append(f"{name} lifts")
-        elif np.linalg.norm(row[1:]) > tol * scale:
-            words.append(f"{name} slides")
-        else:
-            words.append(f"{name} sticks")
-    return ", ".join(words)
+    return ", ".join(contact_modes(cv, scale, problem.contact_names, tol=tol))
 
 
 class Landing(NamedTuple):

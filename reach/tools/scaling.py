@@ -75,19 +75,11 @@ def spatial_block(k):
 
 def quadruped():
     """The quadruped touchdown of ``examples/mujoco_touchdown.py``; ``(problem, h, N)``."""
-    import sys
-
     from reach.analysis.compare.mujoco import mujoco_data
-    from reach.models.mujoco import impact_from_mujoco, load_model
-    from reach.tools.simulators import EXAMPLES
+    from reach.models.mujoco import impact_from_mujoco
+    from reach.tools.simulators import quadruped_touchdown
 
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        from mujoco_touchdown import touchdown_state
-    finally:
-        sys.path.remove(str(EXAMPLES))
-    model = load_model(str(EXAMPLES / "mujoco_quadruped.xml"))
-    qpos, qvel = touchdown_state(model)
+    model, qpos, qvel, _ = quadruped_touchdown()
     return impact_from_mujoco(model, mujoco_data(model, qpos, qvel)).problem, 1.0, 10
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from reach.analysis.landing import MODE_TOL
+from reach.analysis.landing import MODE_TOL, contact_modes
 
-__all__ = ["Simulated", "Comparison", "modes", "compare_simulators", "comparison_markdown",
+__all__ = ["Simulated", "Comparison", "modes", "quadruped_touchdown", "compare_simulators", "comparison_markdown",
            "make_simulator_figures", "EXAMPLES", "TIME_STEPS"]
 
 #: The folder of the example models (the quadruped).
@@ -30,14 +30,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def modes(contact_velocities, scale, labels, *, tol=MODE_TOL):
     """Name an outcome by its contacts' modes, e.g. ``"A sticks, B lifts"``; ``"rest"`` when all stick."""
-    words = []
-    for label, row in zip(labels, np.asarray(contact_velocities, dtype=float)):
-        if row[0] > tol * scale:
-            words.append(f"{label} lifts")
-        elif np.linalg.norm(row[1:]) > tol * scale:
-            words.append(f"{label} slides")
-        else:
-            words.append(f"{label} sticks")
+    words = contact_modes(contact_velocities, scale, labels, tol=tol)
     return "rest" if all(w.endswith("sticks") for w in words) else ", ".join(words)
 
 
@@ -177,12 +170,12 @@ def _kelvin_voigt(quick, points, scale, labels):
     return _measure("Kelvin–Voigt", kinds, cvs, energy, points, scale, labels)
 
 
-def _quadruped(budget, quick):
-    from reach import sample_post_impact_set
-    from reach.analysis.compare import drake as sap
-    from reach.analysis.compare import mujoco as mj
-    from reach.models.drake import impact_from_drake, load_plant, sdf_from_mujoco, state_from_mujoco
-    from reach.models.mujoco import impact_from_mujoco, load_model
+def quadruped_touchdown():
+    """The quadruped of ``examples/`` at the touchdown of ``examples/mujoco_touchdown.py``.
+
+    Returns ``(model, qpos, qvel, feet)``: the MuJoCo model, its touchdown state and the foot geom names.
+    """
+    from reach.models.mujoco import load_model
 
     sys.path.insert(0, str(EXAMPLES))
     try:
@@ -191,6 +184,17 @@ def _quadruped(budget, quick):
         sys.path.remove(str(EXAMPLES))
     model = load_model(str(EXAMPLES / "mujoco_quadruped.xml"))
     qpos, qvel = touchdown_state(model)
+    return model, qpos, qvel, FEET
+
+
+def _quadruped(budget, quick):
+    from reach import sample_post_impact_set
+    from reach.analysis.compare import drake as sap
+    from reach.analysis.compare import mujoco as mj
+    from reach.models.drake import impact_from_drake, load_plant, sdf_from_mujoco, state_from_mujoco
+    from reach.models.mujoco import impact_from_mujoco
+
+    model, qpos, qvel, FEET = quadruped_touchdown()
     system = load_plant(sdf_from_mujoco(model))
     impact = impact_from_drake(system.plant, state_from_mujoco(system, model, qpos, qvel))
     problem = impact.problem

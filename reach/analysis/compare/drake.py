@@ -39,8 +39,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from reach.analysis.compare.regions import check_set_of, stiffness_patterns
 from reach.analysis.landing import name_outcome
-from reach.models.drake import impact_from_drake, load_plant
+from reach.models.drake import load_plant
 
 try:
     from pydrake.multibody.plant import ContactModel, DiscreteContactApproximation
@@ -337,18 +338,9 @@ def sweep(writer, impact, result, *, tilts_deg=(-0.01, 0.01), stiffness_ratios=(
     SapSweep
     """
     problem = impact.problem
-    if result.problem.fingerprint() != problem.fingerprint():
-        raise ValueError("`result` was computed for a different problem than `impact.problem`.")
-    if len(result) == 0:
-        raise ValueError("`result` is empty: no sample ended non-colliding.")
+    check_set_of(problem, result)
     plan = [("tilt", dict(tilt=np.deg2rad(t))) for t in tilts_deg]
-    for ratio in stiffness_ratios:
-        s = np.ones(problem.m)
-        if ratio >= 1:
-            s[0] = ratio
-        else:
-            s[1:] = 1.0 / ratio
-        plan.append(("stiffness", dict(stiffness=s)))
+    plan += [("stiffness", dict(stiffness=s)) for s in stiffness_patterns(problem.m, stiffness_ratios)]
     plan += [("dissipation", dict(settings=replace(settings, relaxation_time=t))) for t in relaxation_times]
     plan += [("time step", dict(settings=replace(settings, time_step=h))) for h in time_steps]
     if not plan:

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import mujoco
+from reach.analysis.compare.regions import stiffness_patterns as ratio_patterns
 from reach.models.mujoco_model import block_mjcf, data_at, raised_margins  # noqa: F401 (block_mjcf re-exported)
 
 __all__ = [
@@ -429,14 +430,7 @@ def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01),
         qpos = tilted_state(model, impact.qpos, np.deg2rad(tilt), joint=tilt_joint, axis=tilt_axis)
         runs.append(simulate_impact(impact, model, qpos=qpos, tilt=np.deg2rad(tilt), settings=settings))
         kinds.append("tilt")
-    patterns = []
-    for ratio in stiffness_ratios:
-        s = np.ones(problem.m)
-        if ratio >= 1:
-            s[0] = ratio
-        else:
-            s[1:] = 1.0 / ratio
-        patterns.append(s)
+    patterns = ratio_patterns(problem.m, stiffness_ratios)
     if stiffness_patterns is not None:
         patterns.extend(np.atleast_2d(np.asarray(stiffness_patterns, dtype=float)))
     for s in patterns:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["set_region", "containment", "coverage", "Containment", "Coverage", "as_points", "region_outline"]
+__all__ = ["set_region", "containment", "coverage", "Containment", "Coverage", "as_points", "region_outline",
+           "stiffness_patterns", "check_set_of"]
 
 
 def set_region(set_points_2d, ratio: float = 0.3, thickness: float | None = None):
@@ -148,3 +149,24 @@ def coverage(outcomes_2d, set_points_2d, eps: float, *, n_outline: int = 400,
     diff = outline[:, None, :] - outcomes[None, :, :]
     distances = np.sqrt((diff**2).sum(-1)).min(axis=1)
     return Coverage(float(np.mean(distances <= eps)), outline, distances)
+
+
+def stiffness_patterns(m, ratios):
+    """Per-contact stiffness multipliers, one row per ratio ``k_0 / k_rest``: the softer side stays at 1."""
+    patterns = []
+    for ratio in ratios:
+        s = np.ones(m)
+        if ratio >= 1:
+            s[0] = ratio
+        else:
+            s[1:] = 1.0 / ratio
+        patterns.append(s)
+    return patterns
+
+
+def check_set_of(problem, result):
+    """A ValueError unless ``result`` is a non-empty set of ``problem`` (what a simulator sweep measures against)."""
+    if result.problem.fingerprint() != problem.fingerprint():
+        raise ValueError("`result` was computed for a different problem than `impact.problem`.")
+    if len(result) == 0:
+        raise ValueError("`result` is empty: no sample ended non-colliding.")
