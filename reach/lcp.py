@@ -22,10 +22,10 @@ from typing import NamedTuple
 import numpy as np
 
 from reach.kernels.enumeration import enumerate_kernel
-from reach.kernels.lcp import DEFAULT_OPTIONS, make_work, scale_lcp, solve_scaled
+from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, TABLEAU, make_work, scale_lcp, solve_scaled
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "lcp_residual", "all_solutions",
+__all__ = ["LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "METHODS", "lcp_residual", "all_solutions",
            "check_lcp", "VERIFY_TOL"]
 
 #: Relative residual accepted as a solution (see :func:`reach.kernels.verify.residual_kernel`).
@@ -134,7 +134,11 @@ class LemkeWorkspace:
         return self.lcp.M
 
 
-def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
+#: ``lemke(method=...)``: names of the kernels' methods.
+METHODS = {"auto": AUTO, "tableau": TABLEAU, "revised": REVISED}
+
+
+def lemke(M, q, *, max_pivots=None, covering=None, workspace=None, method="auto"):
     """Solve the LCP ``z >= 0, w = M z + q >= 0, z^T w = 0`` by Lemke's method.
 
     Parameters
@@ -149,6 +153,10 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
         solutions of a non-unique LCP.
     workspace : LemkeWorkspace, optional
         Reuse buffers and the equilibration of a previous call with the same M.
+    method : {"auto", "tableau", "revised"}
+        The dense tableau, or the revised method (the basis inverse as a
+        product of one eta matrix a pivot: less work from n of about 24 on);
+        both take the same path.  "auto" picks by size.
 
     Returns
     -------
@@ -166,7 +174,9 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None):
     n = M.shape[0]
     if workspace is None or workspace.n != n or not np.array_equal(workspace.M, M):
         workspace = LemkeWorkspace(M, max_pivots=max_pivots)
-    options = workspace.options
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {sorted(METHODS)}; got {method!r}.")
+    options = workspace.options._replace(method=METHODS[method])
     if max_pivots is not None:
         if int(max_pivots) != max_pivots or max_pivots < 1:
             raise ValueError(f"`max_pivots` must be a positive integer; got {max_pivots!r}.")

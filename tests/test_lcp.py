@@ -1,5 +1,6 @@
 """Lemke's method: peer problems (Siconos), textbook cases, and agreement with basis enumeration."""
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ from helpers import assert_lcp_solution, random_problem
 from reach.laws import anitescu_potra_lcp
 from reach.lcp import all_solutions
 from reach.lcp import LCPStatus, lemke
+from reach.lcp import lemke as reach_lemke
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer-lcp" / "siconos"
 if not PEER.is_dir():
@@ -33,6 +35,13 @@ def read_peer(name):
     M = np.array(data[:n * n]).reshape(n, n, order="F")
     q = np.array(data[n * n:n * n + n])
     return M, q
+
+
+@pytest.fixture(autouse=True, params=["tableau", "revised"])
+def method(request, monkeypatch):
+    """Every test here runs with both of Lemke's forms: ``lemke`` is bound to one of them."""
+    monkeypatch.setitem(globals(), "lemke", functools.partial(reach_lemke, method=request.param))
+    return request.param
 
 
 needs_peer = pytest.mark.skipif(not PEER.is_dir(), reason="shared/peer-lcp is not present")

@@ -13,9 +13,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-#: Every module of this folder that defines kernels (all of them inline each other).
-KERNEL_MODULES = ("lcp.py", "verify.py", "enumeration.py", "routh.py", "rng.py", "sobol.py", "replay.py",
-                  "modes.py")
 STAMP = "reach-kernels.sha256"
 
 
@@ -24,11 +21,9 @@ def ensure_fresh_cache():
     try:
         here = Path(__file__).resolve().parent
         digest = hashlib.sha256()
-        for name in KERNEL_MODULES:
-            path = here / name
-            if path.exists():
-                digest.update(name.encode())
-                digest.update(path.read_bytes())
+        for path in sorted(here.glob("*.py")):  # every module here: the kernels inline each other
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
         cache = here / "__pycache__"
         stamp = cache / STAMP
         current = digest.hexdigest()

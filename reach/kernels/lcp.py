@@ -38,10 +38,11 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from reach.kernels.verify import refine_and_verify, tableau_refine, verify_tableau
+from reach.kernels.revised import revised_lemke_kernel, revised_refine
+from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
 __all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "SOLVED", "RAY", "PIVOT_LIMIT",
-           "NUMERICAL", "equilibrate", "lemke_kernel", "solve_scaled", "make_work", "scale_lcp"]
+           "NUMERICAL", "TABLEAU", "REVISED", "AUTO", "REVISED_MIN_N", "equilibrate", "lemke_kernel", "solve_scaled", "make_work", "scale_lcp"]
 
 #: Status: a verified solution.
 SOLVED = 0
@@ -61,7 +62,18 @@ class LemkeOptions(NamedTuple):
     verify_tol: float = 1e-9    #: relative residual accepted at the end
     zero_tol: float = 1e-13     #: z0 below this (x sigma) counts as zero (degenerate exit)
     max_pivots: int = 1000
+    method: int = 2             #: AUTO (by size, the default), TABLEAU or REVISED
 
+
+#: ``LemkeOptions.method``: the dense tableau of :func:`lemke_kernel`.
+TABLEAU = 0
+#: ``LemkeOptions.method``: the revised method of :mod:`reach.kernels.revised` (same path, less work).
+REVISED = 1
+#: ``LemkeOptions.method``: the tableau below ``REVISED_MIN_N``, the revised method from there on.
+AUTO = 2
+#: Size from which AUTO takes the revised method (measured: ``reach bench --scaling``, the crossover
+#: of the two on Routh steps lies at n = 20-25; below it the tableau's dense pivots vectorize better).
+REVISED_MIN_N = 24
 
 #: The options every solve uses unless told otherwise.
 DEFAULT_OPTIONS = LemkeOptions()
@@ -77,17 +89,30 @@ class ScaledLCP(NamedTuple):
 
 
 class LemkeWork(NamedTuple):
-    """Work arrays of one LCP size n: the tableau (with a spare row), basis, scaled q, scratch."""
+    """Work arrays of one LCP size n: the tableau, the revised method's etas, basis, scaled q, scratch."""
 
-    T: np.ndarray       # (n + 1, 2n + 2)
+    T: np.ndarray       # (n + 1, 2n + 2) tableau with a spare row (also the LU of a final re-solve)
     basis: np.ndarray   # (n,) int64: w_i = i, z_j = n + j, z0 = 2n
     qs: np.ndarray      # (n,) row_scale * q
     r: np.ndarray       # (n,) scratch (residuals, LU permutation)
+    etas: np.ndarray    # (n, n) revised method: the entering column of each pivot
+    eta_row: np.ndarray  # (n,) int64 its pivot row
+    eta_inv: np.ndarray  # (n,) 1 / pivot
+    x: np.ndarray       # (n,) basic values
+    col: np.ndarray     # (n,) entering column
+    row_a: np.ndarray   # (n,) scratch rows of B^-1
+    row_b: np.ndarray   # (n,)
+    nz: np.ndarray      # (n,) int64 nonzeros of a row of B^-1
+    binv: np.ndarray    # (n, n) folded inverse
+    meta: np.ndarray    # (2,) int64: eta count, folded?
 
 
 def make_work(n):
     """Fresh :class:`LemkeWork` for LCPs of size ``n``."""
-    return LemkeWork(np.empty((n + 1, 2 * n + 2)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n))
+    return LemkeWork(np.empty((n + 1, 2 * n + 2)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n),
+                     np.empty((n, n)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n),
+                     np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty((n, n)),
+                     np.zeros(2, dtype=np.int64))
 
 
 def scale_lcp(M):
@@ -321,20 +346,26 @@ def lemke_kernel(Ms, qs, d, opts, T, basis, z):
 def solve_scaled(lcp, q, d, opts, work, z, w):
     """Solve LCP(M, q) with Lemke's method on the equilibrated copy; return (status, pivots, residual).
 
-    ``lcp`` is a :class:`ScaledLCP`, ``work`` a :class:`LemkeWork`.  The
-    final basis is refined once with the tableau's ``B^-1`` and verified
-    against the original data; if that fails, it is re-solved by LU
-    (:func:`refine_and_verify`) and verified again.  Status 3 (numerical)
-    replaces 0 when the verified residual is above ``opts.verify_tol`` or
-    not a number.  With no pivot (``q~ >= 0``) the answer ``z = 0`` is
-    checked against the original ``q`` too (an underflowed ``q~`` is not a
-    solution).  ``z, w = M z + q`` are filled on exit.
+    ``lcp`` is a :class:`ScaledLCP`, ``work`` a :class:`LemkeWork`;
+    ``opts.method`` picks the dense tableau or the revised method (by size
+    by default): both follow the same path.  The final basis is refined once with the
+    method's own ``B^-1`` and verified against the original data; if that
+    fails, it is re-solved by LU (:func:`refine_and_verify`) and verified
+    again.  Status 3 (numerical) replaces 0 when the verified residual is
+    above ``opts.verify_tol`` or not a number.  With no pivot (``q~ >= 0``)
+    the answer ``z = 0`` is checked against the original ``q`` too (an
+    underflowed ``q~`` is not a solution).  ``z, w = M z + q`` are filled on
+    exit.
     """
     n = q.shape[0]
     qs = work.qs
     for i in range(n):
         qs[i] = lcp.row_scale[i] * q[i]
-    status, pivots = lemke_kernel(lcp.Ms, qs, d, opts, work.T, work.basis, z)
+    tableau = opts.method == TABLEAU or (opts.method == AUTO and n < REVISED_MIN_N)
+    if tableau:
+        status, pivots = lemke_kernel(lcp.Ms, qs, d, opts, work.T, work.basis, z)
+    else:
+        status, pivots = revised_lemke_kernel(lcp.Ms, qs, d, opts, work, z)
     if pivots == 0:
         ok = True
         for i in range(n):
@@ -345,8 +376,14 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
         return (0, 0, 0.0) if ok else (3, 0, np.inf)
     if status != 0:
         return status, pivots, np.inf
-    tableau_refine(lcp.Ms, qs, d, work.T, work.basis, work.r)
-    res = verify_tableau(lcp.M, q, work.T, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+    if tableau:
+        tableau_refine(lcp.Ms, qs, d, work.T, work.basis, work.r)
+        res = verify_tableau(lcp.M, q, work.T, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+    else:
+        revised_refine(lcp.Ms, qs, d, work)
+        res = verify_basic(lcp.M, q, work.x, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+        for i in range(n):
+            work.T[i, 2 * n + 1] = work.x[i]  # where the LU re-solve keeps the values of a singular basis
     if res <= opts.verify_tol:
         return status, pivots, res
     res = refine_and_verify(lcp.M, lcp.Ms, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,

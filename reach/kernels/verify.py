@@ -18,24 +18,22 @@ import numpy as np
 #: Lower bound of the residual's scale, relative to max|q~| (see :func:`residual_kernel`).
 ROUNDING_FLOOR = 1e-7
 
-__all__ = ["ROUNDING_FLOOR", "residual_kernel", "clip_and_measure", "tableau_refine", "verify_tableau",
-           "refine_and_verify"]
+__all__ = ["ROUNDING_FLOOR", "residual_kernel", "clip_and_measure", "basic_residual", "tableau_refine",
+           "verify_tableau", "verify_basic", "refine_and_verify"]
 
 
 @nb.njit(cache=True)
-def _basic_residual(Ms, qs, d, T, basis, r):
-    """``r = qs - B x`` for the basic values ``x`` in the tableau's rhs column.
+def basic_residual(Ms, qs, d, x, basis, r):
+    """``r = qs - B x`` for the basic values ``x`` (``x[c]``: the c-th basic variable, ``basis[c]``).
 
     ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
-    ``z_j`` and ``-d`` for a basic z0; row c of the tableau holds the c-th
-    basic variable.
+    ``z_j`` and ``-d`` for a basic z0.
     """
     n = qs.shape[0]
-    rhs = 2 * n + 1
     for i in range(n):
         r[i] = qs[i]
     for c in range(n):
-        xc = T[c, rhs]
+        xc = x[c]
         if xc == 0.0:
             continue
         b = basis[c]
@@ -150,7 +148,7 @@ def _basis_solve(Ms, qs, d, T, basis, perm, r):
     for i in range(n):
         T[i, rhs] = 0.0
     for it in range(3):
-        _basic_residual(Ms, qs, d, T, basis, r)  # zero x on the first pass
+        basic_residual(Ms, qs, d, T[:, rhs], basis, r)  # zero x on the first pass
         # solve B dx = r with the stored factors
         for col in range(n):             # P r (the factor rows were swapped whole)
             p = int(perm[col])
@@ -196,7 +194,7 @@ def tableau_refine(Ms, qs, d, T, basis, r):
     """
     n = qs.shape[0]
     rhs = 2 * n + 1
-    _basic_residual(Ms, qs, d, T, basis, r)
+    basic_residual(Ms, qs, d, T[:, rhs], basis, r)
     for c in range(n):
         acc = 0.0
         row = T[c]
@@ -227,12 +225,17 @@ def clip_and_measure(M, q, z, w, row_scale, col_scale):
 @nb.njit(cache=True)
 def verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
     """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
+    return verify_basic(M, q, T[:, 2 * q.shape[0] + 1], basis, z, w, row_scale, col_scale)
+
+
+@nb.njit(cache=True)
+def verify_basic(M, q, x, basis, z, w, row_scale, col_scale):
+    """Map basic values ``x`` (equilibrated) to the original space, fill ``w = M z + q``, return the residual."""
     n = q.shape[0]
-    rhs = 2 * n + 1
     for i in range(n):
         z[i] = 0.0
     for i in range(n):
         b = basis[i]
         if n <= b < 2 * n:
-            z[b - n] = T[i, rhs] * col_scale[b - n]
+            z[b - n] = x[i] * col_scale[b - n]
     return clip_and_measure(M, q, z, w, row_scale, col_scale)

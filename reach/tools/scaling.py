@@ -10,7 +10,9 @@ Problems of growing LCP size ``n``:
 * **the quadruped touchdown** of ``examples/mujoco_touchdown.py`` (``n = 44``).
 
 For each: steps recorded from real samples (as :class:`reach.tools.bench.Recorded`
-does), solved again by the verified Routh-step kernel in a jitted loop, timed
+does), solved again by the verified Routh-step kernel in a jitted loop (with the
+default Lemke, and again with the dense tableau: the "before" of the revised
+method, measured in the same process), timed
 in batches in wall-clock **and** CPU time (``time.process_time``: on a shared
 machine the CPU time is what the process itself spent); the medians per solve,
 pivots per solve; the same step LCPs (``W``, ``w``, the same covering vector)
@@ -94,12 +96,14 @@ def _timed(run, batches):
     return float(np.median(wall)), float(np.median(cpu))
 
 
-def _reach(rec, passes, batch):
+def _reach(rec, passes, batch, method=None):
+    """reach's verified step kernel on the recorded steps (Lemke's form ``method``, default: the default)."""
     from reach.kernels.replay import solve_steps
 
     K = rec.V.shape[0]
     V_next, status = np.empty_like(rec.V), np.empty(K, dtype=np.int64)
-    args = (rec.data, rec.options, rec.work, rec.V, rec.lam, rec.d)
+    options = rec.options if method is None else rec.options._replace(lemke=rec.options.lemke._replace(method=method))
+    args = (rec.data, options, rec.work, rec.V, rec.lam, rec.d)
     pivots = solve_steps(*args, 0, K, V_next, status)
     batches = [(a, min(K, a + batch)) for _ in range(passes) for a in range(0, K, batch)]
     wall, cpu = _timed(lambda a, b: solve_steps(*args, a, b, V_next, status), batches)
@@ -170,6 +174,8 @@ def run_scaling(quick=False, *, log=print):
     """Measure every problem (see the module docstring); returns a JSON-able report."""
     from reach.tools.bench import Recorded
 
+    from reach.kernels.lcp import TABLEAU
+
     cfg = _MODES[bool(quick)]
     peer = importlib.util.find_spec("quantecon") is not None
     if not peer:
@@ -178,8 +184,11 @@ def run_scaling(quick=False, *, log=print):
     for label, family, problem, h, N in _problems(log):
         rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), cfg["record"])
         ours, V = _reach(rec, cfg["passes"], cfg["batch"])
+        before, V_tableau = _reach(rec, cfg["passes"], cfg["batch"], TABLEAU)
+        scale = max(float(np.abs(rec.V).max()), 1e-300)
+        before["max_v_diff"] = float(np.abs(V_tableau - V).max() / scale)
         row = dict(problem=label, family=family, n=int(problem.lcp_size), m=int(problem.m), steps=int(rec.V.shape[0]),
-                   reach=ours, sampling=_sample_rate(problem, h, N, cfg["samples"]))
+                   reach=ours, tableau=before, sampling=_sample_rate(problem, h, N, cfg["samples"]))
         if peer:
             theirs, V_qe = _quantecon(problem, rec, cfg["passes"], cfg["batch"])
             both = np.isfinite(V_qe).all(axis=1)
@@ -196,15 +205,18 @@ def run_scaling(quick=False, *, log=print):
 def format_scaling(report):
     """The report as a Markdown table."""
     peer = any("quantecon" in r for r in report["rows"])
-    head = "| problem | n | pivots | µs/LCP (CPU) | µs/LCP (wall) | samples/s per core (CPU) | LCPs/sample |"
-    rule = "|---|---:|---:|---:|---:|---:|---:|"
+    head = ("| problem | n | pivots | µs/LCP (CPU) | µs/LCP (wall) | dense tableau µs/LCP (CPU) | tableau × reach "
+            "| samples/s per core (CPU) | LCPs/sample |")
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     if peer:
         head += " QuantEcon µs/LCP (CPU) | QuantEcon pivots | QuantEcon solved | reach × QuantEcon |"
         rule += "---:|---:|---:|---:|"
     lines = [head, rule]
     for r in report["rows"]:
         ours, s = r["reach"], r["sampling"]
+        old = r.get("tableau", {"cpu_us": np.nan})
         line = (f"| {r['problem']} | {r['n']} | {ours['pivots']:.1f} | {ours['cpu_us']:.2f} | {ours['wall_us']:.2f} | "
+                f"{old['cpu_us']:.2f} | {old['cpu_us'] / ours['cpu_us']:.2f}× | "
                 f"{s['samples_per_s_cpu']:,.0f} | {s['lcps_per_sample']:.2f} |")
         if peer:
             q = r["quantecon"]
@@ -235,6 +247,9 @@ def plot_scaling(report, path):
                 "robot": "quadruped (k = 8)"}[family]
         line = ax.loglog(n, [r["reach"]["cpu_us"] for r in rows], marker + "-", ms=9 if marker == "*" else 6,
                          label=f"reach, {what}")[0]
+        if all("tableau" in r for r in rows):
+            ax.loglog(n, [r["tableau"]["cpu_us"] for r in rows], marker + ":", color=line.get_color(), alpha=0.6,
+                      ms=9 if marker == "*" else 6, label=f"reach's dense tableau, {what}")
         if all("quantecon" in r for r in rows):
             ax.loglog(n, [r["quantecon"]["cpu_us"] for r in rows], marker + "--", mfc="none", color=line.get_color(),
                       ms=9 if marker == "*" else 6, label=f"QuantEcon Lemke, {what}")

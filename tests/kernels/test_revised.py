@@ -1,0 +1,96 @@
+"""The revised Lemke (product-form inverse) against the dense tableau, on Routh steps up to n = 80.
+
+Both take the same path in exact arithmetic; in floating point they agree to
+rounding, so on every step both answers must verify, and where the step's
+v' is unique they must give the same v'.
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from helpers import assert_energy_non_increasing, random_problem
+from reach.kernels.lcp import REVISED, TABLEAU, make_work
+from reach.kernels.routh import make_step_work, routh_step_kernel
+from reach.step import kernel_data, step_options
+
+
+def _solve(problem, data, v, lam, d, method, work=None):
+    """One verified Routh step with the chosen Lemke form; (status, pivots, v', z)."""
+    opts = step_options(problem)
+    opts = opts._replace(lemke=opts.lemke._replace(method=method))
+    work = work or make_step_work(problem.lcp_size, problem.m, problem.nv)
+    v_next = np.empty(problem.nv)
+    status, pivots, _ = routh_step_kernel(data, v, lam, d, opts, work, v_next)
+    return status, pivots, v_next, work.z.copy()
+
+
+def _compare(problem, rng, steps, work=None):
+    """Solve ``steps`` random steps of ``problem`` both ways; return (same v', same pivots, total)."""
+    data = kernel_data(problem)
+    g = problem.mass_scale
+    same_v = same_pivots = 0
+    for _ in range(steps):
+        v = problem.v * rng.uniform(0.2, 1.0) + 0.1 * rng.normal(size=problem.nv) * np.abs(problem.v).max()
+        lam = g * rng.uniform(0.0, 1.0, problem.m) * rng.choice([0.01, 0.3, 10.0])
+        d = np.exp(rng.uniform(-np.log(1e3), np.log(1e3), problem.lcp_size))
+        st, pt, vt, _ = _solve(problem, data, v, lam, d, TABLEAU)
+        sr, pr, vr, _ = _solve(problem, data, v, lam, d, REVISED, work)
+        for status, v_next in ((st, vt), (sr, vr)):
+            if status == 0:  # verified: LCP residual, Theorem 7, friction cone
+                assert_energy_non_increasing(problem, v, v_next)
+        scale = max(np.abs(v).max(), 1e-300)
+        # a ray or a failed check (random data can be that hard) must happen to both alike
+        same_v += st == sr and (st != 0 or np.abs(vt - vr).max() <= 1e-8 * scale)
+        same_pivots += pt == pr
+    return same_v, same_pivots, steps
+
+
+@pytest.mark.parametrize("planar", [True, False])
+def test_revised_matches_tableau_on_random_routh_steps(planar):
+    rng = np.random.default_rng(7 if planar else 8)
+    same_v = same_pivots = total = 0
+    for _ in range(120):
+        m = int(rng.integers(1, 7))
+        k = None if planar else int(rng.choice([4, 8, 16]))
+        p = random_problem(rng, m=m, planar=planar, k=k)
+        a, b, c = _compare(p, rng, 10)
+        same_v, same_pivots, total = same_v + a, same_pivots + b, total + c
+    sizes = "n up to 5 m" if planar else "n up to m (3 + k)"
+    # the same path: the same pivots and v' nearly always (rounding may split a near-tie)
+    assert same_pivots >= 0.97 * total, f"{same_pivots}/{total} ({sizes})"
+    assert same_v >= 0.97 * total, f"{same_v}/{total}"
+
+
+def test_revised_folds_its_etas_and_stays_on_the_path():
+    # An eta store of 2 forces a fold of the product into an explicit inverse every other pivot.
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = random_problem(rng, m=4, planar=False, k=8)
+        n = p.lcp_size
+        lemke = make_work(n)._replace(etas=np.empty((2, n)), eta_row=np.empty(2, dtype=np.int64),
+                                      eta_inv=np.empty(2))
+        work = make_step_work(n, p.m, p.nv)._replace(lemke=lemke)
+        same_v, same_pivots, total = _compare(p, rng, 10, work)
+        assert same_v >= total - 1 and same_pivots >= total - 1
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="needs mujoco")
+@pytest.mark.parametrize("k", [4, 16])
+def test_revised_matches_tableau_on_recorded_block_steps(k):
+    # Steps real samples take: the 3-D block on four corners, n = 28 and 76.
+    from types import SimpleNamespace
+
+    from reach.tools.bench import Recorded
+    from reach.tools.scaling import spatial_block
+
+    problem, h, N = spatial_block(k)
+    rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), 400)
+    same = 0
+    for v, lam, d in zip(rec.V, rec.lam, rec.d):
+        st, pt, vt, _ = _solve(problem, rec.data, v, lam, d, TABLEAU)
+        sr, pr, vr, _ = _solve(problem, rec.data, v, lam, d, REVISED)
+        assert st == 0 and sr == 0
+        same += (pt == pr) and np.abs(vt - vr).max() <= 1e-8 * np.abs(v).max()
+    assert same >= 0.98 * len(rec.V), f"{same}/{len(rec.V)}"
