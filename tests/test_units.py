@@ -29,7 +29,7 @@ def scaled(p, *, k=1.0, s=1.0):
 
 def independent_check(problem, v, lam, v_next, z, rtol=1e-7):
     """Check a Routh step from its physics, not from the solver's residual: caps, cone, closing, energy."""
-    m, nb = problem.m, problem.Jbar.shape[0]
+    m = problem.m
     lam_n = z[m:2 * m]
     speed = np.max(np.abs(problem.contact_velocities(problem.v)))  # the impact's own speed scale
     impulse = speed / problem.mass_scale  # the impulse that changes a contact velocity by `speed`

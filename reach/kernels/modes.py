@@ -26,7 +26,6 @@ in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
 from __future__ import annotations
 
 import numba as nb
-import numpy as np
 
 from reach.kernels.enumeration import solve_dense
 from reach.kernels.rng import PICK_STREAM, hashed_uniform

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from reach.analysis.compare.regions import as_points, set_region
+
+if TYPE_CHECKING:
+    from reach.analysis.compare.compliant import CompliantSweep
 
 __all__ = ["plot_compliant"]
 

@@ -22,7 +22,7 @@ also differ in dash and end marker, the simultaneous markers in shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -33,8 +33,8 @@ import numpy as np
 
 __all__ = ["disc_row", "spatial_block", "quadruped", "run_scaling", "format_scaling", "plot_scaling"]
 
-_MODES = {True: dict(record=600, passes=3, batch=100, samples=2**11),
-          False: dict(record=4000, passes=5, batch=250, samples=2**14)}
+_MODES = {True: dict(record=600, passes=3, batch=200, samples=2**11),
+          False: dict(record=4000, passes=5, batch=1000, samples=2**14)}
 
 
 def disc_row(m, *, radius=0.1, mass=1.0, mu=0.5, seed=0):
@@ -96,18 +96,35 @@ def _timed(run, batches):
     return float(np.median(wall)), float(np.median(cpu))
 
 
-def _reach(rec, passes, batch, method=None):
-    """reach's verified step kernel on the recorded steps (Lemke's form ``method``, default: the default)."""
+def _reach_forms(rec, passes, batch, methods):
+    """reach's verified step kernel on the recorded steps, once per Lemke form in ``methods``.
+
+    The forms are timed in alternating batches (A B, then B A, ...), so that
+    drift of a shared machine's speed falls on both alike.  Returns one
+    (result dict, v') per form.
+    """
     from reach.kernels.replay import solve_steps
 
     K = rec.V.shape[0]
-    V_next, status = np.empty_like(rec.V), np.empty(K, dtype=np.int64)
-    options = rec.options if method is None else rec.options._replace(lemke=rec.options.lemke._replace(method=method))
-    args = (rec.data, options, rec.work, rec.V, rec.lam, rec.d)
-    pivots = solve_steps(*args, 0, K, V_next, status)
-    batches = [(a, min(K, a + batch)) for _ in range(passes) for a in range(0, K, batch)]
-    wall, cpu = _timed(lambda a, b: solve_steps(*args, a, b, V_next, status), batches)
-    return dict(wall_us=1e6 * wall, cpu_us=1e6 * cpu, pivots=pivots / K, solved=float(np.mean(status == 0))), V_next
+    runs, out = [], []
+    for method in methods:
+        V_next, status = np.empty_like(rec.V), np.empty(K, dtype=np.int64)
+        options = rec.options._replace(lemke=rec.options.lemke._replace(method=method))
+        args = (rec.data, options, rec.work, rec.V, rec.lam, rec.d)
+        pivots = solve_steps(*args, 0, K, V_next, status)
+        runs.append(lambda a, b, args=args, V_next=V_next, status=status: solve_steps(*args, a, b, V_next, status))
+        out.append((dict(pivots=pivots / K, solved=float(np.mean(status == 0))), V_next))
+    times = [([], []) for _ in methods]
+    for p in range(passes):
+        for a in range(0, K, batch):
+            order = range(len(methods)) if (p + a // batch) % 2 == 0 else reversed(range(len(methods)))
+            for i in order:
+                wall, cpu = _timed(runs[i], [(a, min(K, a + batch))])
+                times[i][0].append(wall)
+                times[i][1].append(cpu)
+    for (result, _), (wall, cpu) in zip(out, times):
+        result.update(wall_us=1e6 * float(np.median(wall)), cpu_us=1e6 * float(np.median(cpu)))
+    return out
 
 
 _LOOP = []
@@ -174,7 +191,7 @@ def run_scaling(quick=False, *, log=print):
     """Measure every problem (see the module docstring); returns a JSON-able report."""
     from reach.tools.bench import Recorded
 
-    from reach.kernels.lcp import TABLEAU
+    from reach.kernels.lcp import AUTO, TABLEAU
 
     cfg = _MODES[bool(quick)]
     peer = importlib.util.find_spec("quantecon") is not None
@@ -183,8 +200,7 @@ def run_scaling(quick=False, *, log=print):
     rows = []
     for label, family, problem, h, N in _problems(log):
         rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), cfg["record"])
-        ours, V = _reach(rec, cfg["passes"], cfg["batch"])
-        before, V_tableau = _reach(rec, cfg["passes"], cfg["batch"], TABLEAU)
+        (ours, V), (before, V_tableau) = _reach_forms(rec, cfg["passes"], cfg["batch"], (AUTO, TABLEAU))
         scale = max(float(np.abs(rec.V).max()), 1e-300)
         before["max_v_diff"] = float(np.abs(V_tableau - V).max() / scale)
         row = dict(problem=label, family=family, n=int(problem.lcp_size), m=int(problem.m), steps=int(rec.V.shape[0]),

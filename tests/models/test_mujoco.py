@@ -27,7 +27,6 @@ from reach.analysis.compare.mujoco import (  # noqa: E402
     tilted_state,
 )
 from reach.plotting.mujoco import plot_comparison, plot_contact_planes  # noqa: E402
-from reach.result import PostImpactSet  # noqa: E402
 
 V0 = float(np.sqrt(2 * 9.81 * 0.01))
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from reach.tools.bench import Recorded
-from reach.tools.scaling import _quantecon, _reach, disc_row, format_scaling
+from reach.kernels.lcp import AUTO, REVISED, TABLEAU
+from reach.tools.scaling import _quantecon, _reach_forms, disc_row, format_scaling
 
 
 @pytest.mark.parametrize("m", [1, 2, 5, 8])
@@ -20,7 +21,7 @@ def test_quantecon_is_given_the_lcps_reach_solves():
     pytest.importorskip("quantecon", reason="QuantEcon (the bench's optional peer) is not installed")
     problem, h, N = disc_row(3)
     rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), 60)
-    ours, V = _reach(rec, passes=1, batch=30)
+    ((ours, V),) = _reach_forms(rec, 1, 30, (AUTO,))
     theirs, V_qe = _quantecon(problem, rec, passes=1, batch=30)
     assert ours["solved"] == 1.0 and 0.0 < theirs["solved"] <= 1.0
     # wherever QuantEcon succeeds its answer is a Routh step of the same problem: it never gains energy,
@@ -39,7 +40,18 @@ def test_format_names_every_problem():
     machine = dict(cpu="cpu", cores=2, load_average_1min=0.5)
     row = dict(problem="planar, m = 1", family="planar", n=5, m=1, steps=10,
                reach=dict(wall_us=1.0, cpu_us=1.0, pivots=3.0, solved=1.0),
+               tableau=dict(wall_us=3.0, cpu_us=3.0, pivots=3.0, solved=1.0),
                sampling=dict(samples_per_s_wall=10.0, samples_per_s_cpu=10.0, lcps_per_sample=2.0),
                quantecon=dict(wall_us=2.0, cpu_us=2.0, pivots=4.0, solved=0.5))
     text = format_scaling(dict(mode="quick", machine=machine, rows=[row]))
-    assert "| planar, m = 1 | 5 |" in text and "2.00×" in text and "50.0 %" in text
+    assert "| planar, m = 1 | 5 |" in text and "2.00×" in text and "50.0 %" in text and "3.00×" in text
+
+
+def test_both_lemke_forms_are_timed_on_the_same_steps():
+    problem, h, N = disc_row(6)  # n = 30: AUTO takes the revised form
+    rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), 80)
+    (revised, V_r), (tableau, V_t) = _reach_forms(rec, 1, 40, (REVISED, TABLEAU))
+    assert revised["solved"] == tableau["solved"] == 1.0
+    assert revised["cpu_us"] > 0 and tableau["cpu_us"] > 0
+    same = np.abs(V_r - V_t).max(axis=1) <= 1e-8 * np.abs(rec.V).max()
+    assert same.mean() >= 0.95
