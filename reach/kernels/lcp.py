@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from reach.kernels.revised import revised_lemke_kernel, revised_refine
+from reach.kernels.revised import lex_smaller, revised_lemke_kernel, revised_refine
 from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
 __all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "SOLVED", "RAY", "PIVOT_LIMIT",
@@ -231,17 +231,9 @@ def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
             if chosen < 0:
                 chosen = i
                 continue
-            # lexicographic comparison of B^-1 rows (columns 0..n-1) scaled by 1/a
-            ac = sign * T[chosen, c]
-            for j in range(n):
-                x = T[i, j] / a
-                y = T[chosen, j] / ac
-                scale = max(abs(x), abs(y))
-                if x < y - tie_tol * scale:
-                    chosen = i
-                    break
-                if x > y + tie_tol * scale:
-                    break
+            # B^-1 is the tableau's first n columns
+            if lex_smaller(T[i, :n], a, T[chosen, :n], sign * T[chosen, c], tie_tol):
+                chosen = i
     return chosen
 
 
@@ -382,10 +374,10 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     else:
         revised_refine(lcp.Ms, qs, d, work)
         res = verify_basic(lcp.M, q, work.x, work.basis, z, w, lcp.row_scale, lcp.col_scale)
-        for i in range(n):
-            work.T[i, 2 * n + 1] = work.x[i]  # where the LU re-solve keeps the values of a singular basis
     if res <= opts.verify_tol:
         return status, pivots, res
+    if not tableau:
+        work.T[:n, 2 * n + 1] = work.x  # where the LU re-solve keeps the values of a singular basis
     res = refine_and_verify(lcp.M, lcp.Ms, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
                             lcp.col_scale)
     if not res <= opts.verify_tol:

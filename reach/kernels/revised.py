@@ -36,7 +36,7 @@ import numpy as np
 
 from reach.kernels.verify import basic_residual
 
-__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine"]
+__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller"]
 
 
 @nb.njit(cache=True, inline="always")
@@ -158,8 +158,12 @@ def _pivot(work, r):
 
 
 @nb.njit(cache=True, inline="always")
-def _lex_smaller(yi, a, yc, ac, tie_tol):
-    """Whether row ``yi`` of ``B^-1`` / ``a`` is lexicographically below row ``yc`` / ``ac``."""
+def lex_smaller(yi, a, yc, ac, tie_tol):
+    """Whether row ``yi`` of ``B^-1`` / ``a`` is lexicographically below row ``yc`` / ``ac``.
+
+    Entries within ``tie_tol`` (relative) count as equal.  The tie-break of
+    both Lemke forms (the tableau passes its rows of ``B^-1``).
+    """
     for j in range(yi.shape[0]):
         x = yi[j] / a
         y = yc[j] / ac
@@ -202,7 +206,7 @@ def _ratio_test(work, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
                 btran(work, chosen, work.row_b)
                 have_row = True
             btran(work, i, work.row_a)
-            if _lex_smaller(work.row_a, a, work.row_b, sign * col[chosen], tie_tol):
+            if lex_smaller(work.row_a, a, work.row_b, sign * col[chosen], tie_tol):
                 chosen = i
                 work.row_b[:] = work.row_a
     return chosen
