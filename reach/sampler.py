@@ -30,17 +30,21 @@ from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, C
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
 from reach.directed import QUANT, children_caps
+from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
-           "BACKENDS", "CAP_BUDGET", "witness_caps", "replay_sample"]
+           "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS", "witness_caps", "replay_sample"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
-#: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m mode assignments per step).
-EXACT_MAX_CONTACTS = 3
+#: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
+EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
+#: ``solution_choice="auto"`` (the default) is ``"exact"`` for planar problems with at most this many
+#: contacts and ``"random"`` otherwise.
+AUTO_EXACT_CONTACTS = 3
 #: Execution backends of :func:`sample_post_impact_set`.
 BACKENDS = ("serial", "loky", "threading", "dask")
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
@@ -66,10 +70,17 @@ class Plan:
                              "lower `max_steps` or use `sequence='uniform'`.")
         self.problem = problem
         self.settings = settings
-        self.data = kernel_data(problem)
+        self.data = kernel_data(problem, certificate=settings.solution_choice == "exact")
         eps_lambda = settings.eps / (3.0 * problem.psi)
         self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)
+
+
+def resolve_choice(problem, solution_choice):
+    """The solution choice ``"auto"`` stands for on ``problem``: exact where it is cheap, else random."""
+    if solution_choice != "auto":
+        return solution_choice
+    return "exact" if problem.planar and problem.m <= AUTO_EXACT_CONTACTS else "random"
 
 
 def run_chunk(plan, start, count, caps=None):
@@ -204,7 +215,7 @@ def _check_execution(n_jobs, backend, checkpoint, resume):
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0, sequence="sobol",
-                           caps="mixed", strategy="directed", solution_choice="random", keep_paths=0,
+                           caps="mixed", strategy="directed", solution_choice="auto", keep_paths=0,
                            chunk_size=16384,
                            n_jobs=1, backend="loky", scheduler=None, checkpoint=None, resume=False,
                            keep_checkpoint=False, completeness=True, progress=False, keep_caps=False):
@@ -223,6 +234,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
         (default) spends half the budget pushing out from the set's edges
         (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
+        ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
+        and recorded in the result's settings.
     n_jobs : int
         Parallel workers (joblib convention: -1 = all cores), capped at the
         cores and at the chunks.  The result does not depend on it.
@@ -270,6 +283,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     >>> result.success, bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
     (True, True)
     """
+    if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
+        solution_choice = resolve_choice(problem, solution_choice)
+    elif solution_choice == "auto":
+        solution_choice = "random"
     settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
                                 solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size,
                                 strategy=strategy)

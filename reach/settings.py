@@ -90,15 +90,18 @@ class SamplingSettings:
         (each coordinate exactly 0 or 1) for i mod 3 = 0, 1, 2 — the held-out
         search of :mod:`reach.completeness`.  The reachable set is the same;
         only how fast samples reach its parts changes.
-    solution_choice : {"random", "first", "enumerate"}
+    solution_choice : {"random", "first", "enumerate", "exact"}
         How a step whose LCP has several distinct solutions is resolved
         (see :mod:`reach.kernels.routh`): ``"random"`` a random covering
         vector for Lemke per step; ``"first"`` the covering vector of ones;
         ``"enumerate"`` every complementary solution enumerated and one
         distinct v' chosen uniformly (exact, slow, LCPs of size n <= 14);
         ``"exact"`` every distinct v' found by enumerating per-contact modes
-        (:mod:`reach.kernels.modes`) and one chosen uniformly — exact, and
-        cheap for planar problems with up to three contacts.
+        (:mod:`reach.kernels.modes`) and one chosen uniformly, with steps
+        certified unique left to Lemke — exact, planar problems with up to
+        six contacts, cheap up to three.  :func:`reach.sample_post_impact_set`
+        takes ``"auto"`` (its default) and records what it resolved to
+        (:func:`reach.sampler.resolve_choice`).
     keep_paths : int
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int

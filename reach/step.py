@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
+from reach.kernels.modes import certificate_data
 from reach.kernels.routh import CHOICE_FIRST, RouthData, StepOptions, make_step_work, routh_step_kernel
 from reach.lcp import LCPStatus
 
@@ -24,12 +25,23 @@ def max_pivots(problem):
     return max(1000, 50 * problem.lcp_size)
 
 
-def kernel_data(problem):
-    """The problem's arrays as the kernels take them (:class:`~reach.kernels.routh.RouthData`)."""
-    g = problem.mass_scale
-    return RouthData(scale_lcp(problem.W_unit), np.ascontiguousarray(problem.Jbar),
-                     np.ascontiguousarray(problem.Minv_JbarT / g), np.ascontiguousarray(problem.Jn),
-                     np.ascontiguousarray(problem.v))
+def kernel_data(problem, *, certificate=False):
+    """The problem's arrays as the kernels take them (:class:`~reach.kernels.routh.RouthData`).
+
+    ``certificate=True`` adds the uniqueness certificate of exact choice
+    (:func:`reach.kernels.modes.certificate_data`; planar problems, at most
+    :data:`~reach.kernels.modes.MAX_CERTIFIED_CONTACTS` contacts).
+    """
+    g, m = problem.mass_scale, problem.m
+    lcp = scale_lcp(problem.W_unit)
+    if certificate:
+        if not problem.planar:
+            raise ValueError("the uniqueness certificate needs a planar problem")
+        orient = certificate_data(lcp.M, m)
+    else:
+        orient = (False, np.zeros((0, m), dtype=np.int8), np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2 * m, 2 * m)))
+    return RouthData(lcp, np.ascontiguousarray(problem.Jbar), np.ascontiguousarray(problem.Minv_JbarT / g),
+                     np.ascontiguousarray(problem.Jn), np.ascontiguousarray(problem.v), *orient)
 
 
 def step_options(problem, *, h=0.0, eps_lambda=0.0, choice=CHOICE_FIRST, seed=0):

@@ -28,7 +28,7 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.analysis.flow import flow, stance_from_velocity
-from reach.sampler import replay_sample, run_sampling, witness_caps
+from reach.sampler import replay_sample, resolve_choice, run_sampling, witness_caps
 
 _UNKNOWN = "unknown"
 #: Stance tolerance (m/s) of the initial state: a touching contact slower than this is in stance.
@@ -205,7 +205,7 @@ class Propagation:
         from reach.settings import SamplingSettings
         s = self.settings
         return SamplingSettings(n_samples=s.budget, h=s.h_of(problem), max_steps=s.max_steps,
-                                seed=s.seed_of(impact, branch),
+                                seed=s.seed_of(impact, branch), solution_choice=resolve_choice(problem, "auto"),
                                 keep_paths=0)
 
     def __repr__(self):

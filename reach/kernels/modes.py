@@ -19,6 +19,15 @@ finds — for ``7^m`` small solves (49 of size 4 for two contacts) instead of
 deduplicated and one is drawn uniformly, keyed by (seed, sample, step):
 unbiased choice at non-unique steps (SPEC §7).
 
+Most steps have one solution, and a certificate proves it without the
+enumeration (:func:`piece_signs`, :func:`certified_unique`): the solutions
+are the zeros of a piecewise-linear map whose pieces are the mode systems
+and whose degree is 1, so a step none of whose negative-determinant pieces
+holds a solution has exactly one, and Lemke's answer stands.  The signs
+depend only on W and mu and are computed once per problem
+(:func:`certificate_data`); problems with a singular piece (redundant
+contacts) get no certificate and enumerate every step.
+
 Planar problems only (two friction directions per contact); the kernel works
 in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
 """
@@ -26,11 +35,13 @@ in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 from reach.kernels.enumeration import solve_dense
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 
-__all__ = ["MODES", "mode_step"]
+__all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "mode_step", "contact_data",
+           "piece_signs", "piece_inverses", "maybe_non_unique", "certificate_data", "certified_unique"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
@@ -96,10 +107,10 @@ def _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
             vt += tn * x[j] + tt * x[m + j]
         ln, lt, mode = x[i], x[m + i], modes[i]
         if mode == 0:
-            if vn < -tol:
+            if vn < -tol and lam[i] > 0.0:  # a contact capped at 0 takes no impulse, whatever its velocity
                 return False
             continue
-        if ln < -tol or ln > lam[i] + tol * (1.0 + lam[i]):
+        if ln < -tol or ln > lam[i] + tol + 1e-12 * lam[i]:
             return False
         if mode <= 3 and vn > tol:  # capped: beta >= 0 means the contact still closes or rests
             return False
@@ -111,6 +122,23 @@ def _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
         if kind == 2 and vt > tol:
             return False
     return True
+
+
+@nb.njit(cache=True)
+def contact_data(data, v, vn0, vt0, mu):
+    """Each contact's normal and tangential velocity at ``v`` and its friction coefficient; returns their scale."""
+    W = data.lcp.M
+    m = data.Jn.shape[0]
+    vscale = 1e-300
+    for i in range(m):
+        a = 0.0
+        t = 0.0
+        for j in range(v.shape[0]):
+            a += data.Jbar[i, j] * v[j]
+            t += data.Jbar[m + 2 * i, j] * v[j]
+        vn0[i], vt0[i], mu[i] = a, t, W[4 * m + i, m + i]  # the cone row of contact i holds mu_i
+        vscale = max(vscale, abs(a), abs(t))
+    return vscale
 
 
 @nb.njit(cache=True)
@@ -126,29 +154,30 @@ def mode_step(data, v, lam, seed, sample, step, work, v_next):
     nv = v.shape[0]
     A, b, x, distinct, modes = work.A, work.b, work.x, work.distinct, work.members
     vn0, vt0, mu = work.q, work.z, work.w  # scratch of length >= m
-    vscale = 1e-300
-    for i in range(m):
-        a = 0.0
-        t = 0.0
-        for j in range(nv):
-            a += data.Jbar[i, j] * v[j]
-            t += data.Jbar[m + 2 * i, j] * v[j]
-        vn0[i], vt0[i], mu[i] = a, t, W[4 * m + i, m + i]  # the cone row of contact i holds mu_i
-        vscale = max(vscale, abs(a), abs(t))
-    tol = 1e-9 * vscale
+    tol = 1e-9 * contact_data(data, v, vn0, vt0, mu)
     same = 1e-300
     for j in range(nv):
         same = max(same, abs(v[j]))
     same *= 1e-9  # distinct v' differ by more than this (as in the basis enumeration)
     count = 0
     total = MODES ** m
+    inverses = data.mode_inv.shape[0] == total  # every piece's inverse, precomputed (small m)
     for code in range(total):
         c = code
         for i in range(m):
             modes[i] = c % MODES
             c //= MODES
-        _assemble(W, m, modes, vn0, vt0, lam, mu, A, b)
-        if not solve_dense(A, b, x, 2 * m) or not _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+        if _uncapped(modes, m, lam):
+            continue
+        if inverses:
+            if np.isnan(data.mode_inv[code, 0, 0]) or \
+                    not _piece_point(data.mode_inv[code], modes, m, vn0, vt0, lam, tol, b, x):
+                continue
+        else:
+            _assemble(W, m, modes, vn0, vt0, lam, mu, A, b)
+            if not solve_dense(A, b, x, 2 * m):
+                continue
+        if not _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
             continue
         if count == distinct.shape[0]:
             break
@@ -172,3 +201,211 @@ def mode_step(data, v, lam, seed, sample, step, work, v_next):
         for j in range(nv):
             v_next[j] = distinct[pick, j]
     return count
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A uniqueness certificate: orientation of the mode pieces
+# ---------------------------------------------------------------------------------------------------------------
+
+#: Tolerance of the certificate's admissibility test, relative to the step's velocity scale: looser than the
+#: enumeration's (1e-9), so a solution on a piece's boundary is never missed (a false alarm costs an enumeration).
+CERTIFY_TOL = 1e-5
+#: Most contacts whose pieces are oriented (7^m determinants once per problem).
+MAX_CERTIFIED_CONTACTS = 6
+#: Most pieces whose inverses are stored for the enumeration (7^4; 64 numbers each).
+MAX_STORED_PIECES = 7**4
+
+
+@nb.njit(cache=True)
+def _invert(A, inv, k):
+    """``inv = A[:k, :k]^-1`` by Gauss-Jordan with partial pivoting (A is overwritten); returns det's sign, 0 if singular."""
+    scale = 0.0
+    for i in range(k):
+        for j in range(k):
+            scale = max(scale, abs(A[i, j]))
+            inv[i, j] = 1.0 if i == j else 0.0
+    sign = 1
+    for col in range(k):
+        p = col
+        big = abs(A[col, col])
+        for r in range(col + 1, k):
+            if abs(A[r, col]) > big:
+                big = abs(A[r, col])
+                p = r
+        if big <= 1e-12 * scale or big == 0.0:
+            return 0
+        if p != col:
+            sign = -sign
+            for c in range(k):
+                A[col, c], A[p, c] = A[p, c], A[col, c]
+                inv[col, c], inv[p, c] = inv[p, c], inv[col, c]
+        if A[col, col] < 0.0:
+            sign = -sign
+        f = 1.0 / A[col, col]
+        for c in range(k):
+            A[col, c] *= f
+            inv[col, c] *= f
+        for r in range(k):
+            if r != col:
+                g = A[r, col]
+                if g != 0.0:
+                    for c in range(k):
+                        A[r, c] -= g * A[col, c]
+                        inv[r, c] -= g * inv[col, c]
+    return sign
+
+
+@nb.njit(cache=True)
+def _decode(code, m, modes):
+    for i in range(m):
+        modes[i] = code % MODES
+        code //= MODES
+
+
+@nb.njit(cache=True)
+def piece_signs(W, m):
+    """Sign of the determinant of every mode assignment's system (7^m of them), in code order.
+
+    Pieces of a piecewise-linear map: the step's solutions ``(lambda_n,
+    lambda_t)`` are the zeros of ``H(x) = x - P(x - r (G x + q))`` (P the
+    projection on each contact's admissible impulses, Alart-Curnier style),
+    whose linear pieces are, up to positive factors, the systems
+    :func:`_assemble` builds.  ``H`` equals ``x`` minus a bounded map, so its
+    degree is 1 and, at a regular value, ``#solutions in positive pieces -
+    #solutions in negative pieces = 1``: a step with no solution in a
+    non-positive piece has exactly one solution.
+    """
+    total = MODES ** m
+    signs = np.empty(total, dtype=np.int8)
+    k = 2 * m
+    A = np.empty((k, k))
+    inv = np.empty((k, k))
+    b = np.empty(k)
+    modes = np.empty(m, dtype=np.int64)
+    zeros = np.zeros(m)
+    ones = np.ones(m)
+    mu = np.empty(m)
+    for i in range(m):
+        mu[i] = W[4 * m + i, m + i]
+    for code in range(total):
+        _decode(code, m, modes)
+        _assemble(W, m, modes, zeros, zeros, ones, mu, A, b)
+        signs[code] = _invert(A, inv, k)
+    return signs
+
+
+@nb.njit(cache=True)
+def piece_inverses(W, m, codes):
+    """``(modes (K, m) int8, inverses (K, 2m, 2m))`` of the pieces ``codes``; a singular one has an inverse of NaN."""
+    K = codes.shape[0]
+    k = 2 * m
+    modes_out = np.empty((K, m), dtype=np.int8)
+    inv = np.empty((K, k, k))
+    A = np.empty((k, k))
+    b = np.empty(k)
+    modes = np.empty(m, dtype=np.int64)
+    zeros = np.zeros(m)
+    ones = np.ones(m)
+    mu = np.empty(m)
+    for i in range(m):
+        mu[i] = W[4 * m + i, m + i]
+    for p in range(K):
+        _decode(codes[p], m, modes)
+        for i in range(m):
+            modes_out[p, i] = modes[i]
+        _assemble(W, m, modes, zeros, zeros, ones, mu, A, b)
+        if _invert(A, inv[p], k) == 0:
+            inv[p, :, :] = np.nan
+    return modes_out, inv
+
+
+@nb.njit(cache=True, inline="always")
+def _piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
+    """``x = inv @ b`` of a piece from its precomputed inverse; False as soon as a normal impulse leaves ``[0, cap]``.
+
+    Normal impulses come first: most pieces fail there, after a row or two.
+    """
+    for i in range(m):
+        mode = modes[i]
+        b[i] = 0.0 if mode == 0 else (lam[i] if mode <= 3 else -vn0[i])
+        b[m + i] = -vt0[i] if mode != 0 and (mode - 1) % 3 == 0 else 0.0
+    k = 2 * m
+    for r in range(k):
+        acc = 0.0
+        for c in range(k):
+            acc += inv[r, c] * b[c]
+        x[r] = acc
+        if r < m and modes[r] != 0 and (acc < -tol or acc > lam[r] + tol + 1e-12 * lam[r]):
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _uncapped(modes, m, lam):
+    """Whether a piece gives an impulse to a contact whose cap is 0 (such a contact takes none: skip it)."""
+    for i in range(m):
+        if lam[i] == 0.0 and modes[i] != 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def maybe_non_unique(W, m, piece_modes, piece_inv, vn0, vt0, lam, mu, tol, modes, b, x):
+    """Whether some negative piece holds a solution (within ``tol``): the step may be non-unique.
+
+    False certifies that the step has one solution (:func:`piece_signs`).
+    Contacts with a zero cap take no impulse, so only pieces that leave them
+    without one count.  ``modes``, ``b``, ``x`` are scratch.
+    """
+    for p in range(piece_modes.shape[0]):
+        for i in range(m):
+            modes[i] = piece_modes[p, i]
+        if _uncapped(modes, m, lam):
+            continue
+        if _piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
+                _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+            return True
+    return False
+
+
+def certificate_data(W, m):
+    """``(certified, piece_modes, piece_inv, mode_inv)``: what exact choice needs, once per problem.
+
+    ``W`` is the kernels' step matrix of a planar problem with ``m`` contacts.
+    The certificate keeps every piece whose determinant is negative, with its
+    inverse (``piece_modes``, ``piece_inv``).  It holds only where no piece is
+    singular (``certified``): redundant contacts (a block on two corners has
+    four impulse components and three velocities) make singular pieces,
+    which can hold a continuum of solutions the degree argument does not
+    see, so such problems enumerate every step.  ``mode_inv`` holds the
+    inverse of every piece (NaN where singular) for the enumeration of
+    :func:`mode_step` when there are at most :data:`MAX_STORED_PIECES`
+    pieces; else it is empty and the enumeration solves each piece.
+    """
+    if m > MAX_CERTIFIED_CONTACTS:
+        raise ValueError(f"the uniqueness certificate orients 7^m pieces; m = {m} > {MAX_CERTIFIED_CONTACTS}")
+    W = np.ascontiguousarray(W, dtype=float)
+    signs = piece_signs(W, m)
+    certified = bool(np.all(signs != 0))
+    negative = np.flatnonzero(signs < 0).astype(np.int64) if certified else np.zeros(0, dtype=np.int64)
+    modes, inv = piece_inverses(W, m, negative)
+    if MODES**m <= MAX_STORED_PIECES:
+        _, every = piece_inverses(W, m, np.arange(MODES**m, dtype=np.int64))
+    else:
+        every = np.zeros((0, 2 * m, 2 * m))
+    return certified, modes, inv, every
+
+
+@nb.njit(cache=True)
+def certified_unique(data, v, lam, work):
+    """Whether the step at ``v`` with caps ``lam`` (velocity units) provably has a single solution.
+
+    Needs :func:`certificate_data` in ``data`` (``data.certified``).
+    Fills ``work.q``, ``work.z``, ``work.w`` with the contacts' velocities
+    and friction coefficients (as :func:`mode_step` does).
+    """
+    vn0, vt0, mu = work.q, work.z, work.w
+    vscale = contact_data(data, v, vn0, vt0, mu)
+    m = data.Jn.shape[0]
+    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, vn0, vt0, lam, mu,
+                                CERTIFY_TOL * vscale, work.members, work.b, work.x)

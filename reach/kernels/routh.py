@@ -27,7 +27,9 @@ v' (Assumption 6 fails: compass gait, RAMone), the pick matters.  With
 ``CHOICE_RANDOM`` every step uses a random covering vector for Lemke's method
 (log-uniform entries in [1/ratio, ratio], keyed by (seed, sample, step, try)),
 ``CHOICE_FIRST`` the covering vector of ones, ``CHOICE_ENUMERATE`` every
-complementary solution of the step and one distinct v' drawn uniformly.
+complementary solution of the step and one distinct v' drawn uniformly,
+``CHOICE_EXACT`` the same by contact modes (:mod:`reach.kernels.modes`), with
+steps certified unique left to Lemke's method.
 
 Every accepted step is certified: the LCP residual against the data, Theorem
 7 (kinetic energy does not rise) and the friction cone in velocity units.
@@ -46,7 +48,7 @@ import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
 from reach.kernels.lcp import LemkeOptions, LemkeWork, ScaledLCP, make_work, solve_scaled
-from reach.kernels.modes import mode_step
+from reach.kernels.modes import certified_unique, mode_step
 from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, hashed_uniform,
                                stream_state, uniform_at)
 from reach.kernels.verify import clip_and_measure
@@ -76,6 +78,11 @@ class RouthData(NamedTuple):
     Minv_JbarT: np.ndarray      # (nv, nb)  M^-1 Jbar^T / g
     Jn: np.ndarray              # (m, nv)
     v0: np.ndarray              # (nv,) pre-impact velocity
+    # exact choice (solution_choice="exact"; reach.kernels.modes.certificate_data), empty when unused
+    certified: bool             # the uniqueness certificate holds (no singular piece)
+    piece_modes: np.ndarray     # (K, m) int8 modes of the negative pieces
+    piece_inv: np.ndarray       # (K, 2m, 2m) their inverses
+    mode_inv: np.ndarray        # (7^m, 2m, 2m) every piece's inverse for the enumeration, or (0, 2m, 2m)
 
 
 class StepOptions(NamedTuple):
@@ -374,6 +381,9 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 def take_step(data, v, lam, opts, work, sample, step, v_next):
     """Dispatch one step on the solution choice; returns (status, residual, solves)."""
     if opts.choice == CHOICE_EXACT:
+        # a certified-unique step is Lemke's (the certificate costs a few small products); the others enumerate
+        if data.certified and certified_unique(data, v, lam, work):
+            return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
         if mode_step(data, v, lam, opts.seed, sample, step, work, v_next) > 0:
             return 0, 0.0, 1
         return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)

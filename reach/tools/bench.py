@@ -41,6 +41,7 @@ import numpy as np
 from reach.kernels.replay import solve_steps
 from reach.kernels.routh import CHOICE_RANDOM, fill_covering, make_step_work
 from reach.sampler import draw_caps
+from reach.sampler import resolve_choice
 from reach.step import kernel_data, step_options
 
 __all__ = ["run_bench", "format_bench", "compare_solvers", "machine_info", "Recorded", "PAPER_TABLE3", "TARGETS"]
@@ -177,6 +178,33 @@ def _sample_rate(scenario, n, *, n_jobs, repeats):
     return float(np.median(rates)), float(np.mean(result.lcp_solves)), "sample_post_impact_set"
 
 
+def choice_cost(scenario, n, *, repeats, strategies=("directed", "uniform")):
+    """CPU µs per sample of ``"exact"`` (the default) and ``"random"`` choice, serial, alternating runs.
+
+    For each strategy (the default directed sampling, and the paper's uniform
+    caps) the two choices run in turns (A B, B A, ...) so that a shared
+    machine's drift falls on both; medians of ``repeats`` runs each.
+    """
+    from reach import sample_post_impact_set
+
+    p = scenario.problem
+    rows = {}
+    for strategy in strategies:
+        options = dict(completeness=False, backend="serial", strategy=strategy,
+                       caps="uniform" if strategy == "uniform" else "mixed")
+        times = {"random": [], "exact": []}
+        for choice in times:
+            sample_post_impact_set(p, 256, scenario.h, scenario.N, solution_choice=choice, **options)  # compiled
+        for r in range(repeats):
+            for choice in (("random", "exact") if r % 2 == 0 else ("exact", "random")):
+                t = time.process_time()
+                sample_post_impact_set(p, n, scenario.h, scenario.N, solution_choice=choice, **options)
+                times[choice].append((time.process_time() - t) / n * 1e6)
+        random_us, exact_us = float(np.median(times["random"])), float(np.median(times["exact"]))
+        rows[strategy] = {"random_us": random_us, "exact_us": exact_us, "ratio": exact_us / random_us}
+    return rows
+
+
 _STARTUP = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
@@ -268,6 +296,8 @@ def run_bench(quick=False):
         rate_all, _, _ = _sample_rate(sc, row["samples_timed"] * cores, n_jobs=-1, repeats=cfg["repeats"])
         row["samples_per_s_all"] = rate_all
         row["parallel_efficiency"] = rate_all / (cores * row["samples_per_s_1core"])
+    report["choice"] = {name: choice_cost(scenarios.get(name), cfg["samples"] // 4, repeats=cfg["passes"])
+                        for name in scenarios.names() if resolve_choice(scenarios.get(name).problem, "auto") == "exact"}
     _subprocess(1)  # make sure the normal cache is filled
     warm = _subprocess(1)
     report["startup"] = {"cold_compile_s": cold["total_s"], "cold_first_sample_s": cold["first_sample_s"],
@@ -343,7 +373,14 @@ def format_bench(report):
               f"{mem['peak_rss_mb']:.0f} MB ({mem['serial_run_s']:.1f} s).",
               f"Compass gait 2^20 samples on {cg['cores']} cores: {cg['wall_s']:.1f} s wall"
               + (" (estimated from the all-core rate)" if cg["estimated"] else "") + ".", "",
-              "Targets (issue 7):"]
+              "Exact solution choice (the default on planar problems with up to 3 contacts) against "
+              "random covering vectors: CPU µs per sample, one core, alternating runs, medians:", "",
+              "| scenario | sampling | random | exact | exact × random |", "|---|---|---:|---:|---:|"]
+    for name, per in report.get("choice", {}).items():
+        for strategy, r in per.items():
+            label = "directed (default)" if strategy == "directed" else "paper (uniform caps)"
+            lines.append(f"| {name} | {label} | {r['random_us']:.1f} | {r['exact_us']:.1f} | {r['ratio']:.2f} |")
+    lines += ["", "Targets (issue 7):"]
     t, met = report["targets"], report["targets_met"]
     rows = report["scenarios"]
     two = max(r["lcp_us"] for r in rows.values() if r["lcp_size"] == 10)

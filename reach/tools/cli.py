@@ -311,10 +311,12 @@ def _add_run(sub):
     p.add_argument("--strategy", choices=("directed", "uniform"), default="directed",
                    help="directed (default): half the budget pushes out from the set's edges; "
                         "uniform: the paper's plain sampling")
-    p.add_argument("--choice", choices=("random", "first", "enumerate", "exact"), default="random",
-                   help="solution pick at non-unique steps: random covering vector (default), "
-                        "first (deterministic), enumerate (all solutions, uniform; slow, n <= 14), "
-                        "exact (all solutions by contact modes, uniform; planar, m <= 3)")
+    p.add_argument("--choice", choices=("auto", "exact", "random", "first", "enumerate"), default="auto",
+                   help="solution pick at non-unique steps: auto (default: exact for planar problems "
+                        "with up to 3 contacts, else random), exact (uniform among all solutions: "
+                        "certified-unique steps by Lemke, the rest by contact modes; planar, m <= 6), "
+                        "random (random covering vector), first (deterministic), enumerate (all "
+                        "solutions by bases, uniform; slow, n <= 14)")
     p.add_argument("--keep-paths", type=_keep_paths, default=4096, metavar="K",
                    help="store the velocity paths of the first K samples (default 4096)")
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME.npz)")

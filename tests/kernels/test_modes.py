@@ -7,9 +7,10 @@ import scenarios
 from helpers import random_problem
 from reach import sample_post_impact_set
 from reach.analysis.uniqueness import distinct_step_velocities
-from reach.kernels.modes import mode_step
+from reach.kernels.modes import certified_unique, mode_step
 from reach.kernels.routh import make_step_work
-from reach.step import kernel_data
+from reach.sampler import resolve_choice
+from reach.step import kernel_data, routh_step
 
 
 def distinct_by_modes(p, v, lam, sample=0, step=0):
@@ -77,13 +78,93 @@ def test_outcome_fractions_agree_with_uniform_choice_among_all_solutions(name, c
 
 
 def test_exact_refuses_what_it_cannot_do():
-    pytest.importorskip("mujoco")
-    from reach.models.mujoco import problem_from_mjcf
-    from reach.models.mujoco_model import block_mjcf
-
-    spatial = problem_from_mjcf(*block_mjcf(spatial=True))
-    with pytest.raises(ValueError, match="needs a planar problem with at most 3 contacts"):
+    rng = np.random.default_rng(3)
+    seven = random_problem(rng, m=7, nv=9, planar=True)
+    with pytest.raises(ValueError, match="needs a planar problem with at most 6 contacts"):
+        sample_post_impact_set(seven, 16, 0.3, 10, solution_choice="exact")
+    spatial = random_problem(rng, m=2, planar=False)
+    with pytest.raises(ValueError, match="spatial with 2"):
         sample_post_impact_set(spatial, 16, 0.3, 10, solution_choice="exact")
-    s = scenarios.get("disk-stack")
-    with pytest.raises(ValueError, match="planar with 5"):
-        sample_post_impact_set(s.problem, 16, s.h, s.N, solution_choice="exact")
+
+
+def test_auto_choice_is_exact_where_it_is_cheap_and_recorded():
+    rng = np.random.default_rng(4)
+    assert resolve_choice(scenarios.get("compass-gait").problem, "auto") == "exact"
+    assert resolve_choice(scenarios.get("disk-stack").problem, "auto") == "random"
+    assert resolve_choice(random_problem(rng, m=2, planar=False), "auto") == "random"
+    assert resolve_choice(scenarios.get("compass-gait").problem, "first") == "first"
+    s = scenarios.get("ramone")
+    assert sample_post_impact_set(s.problem, 64, s.h, s.N, completeness=False).settings.solution_choice == "exact"
+
+
+# --- the uniqueness certificate ------------------------------------------------------------------------------
+
+def certificate_says_unique(p, data, v, lam):
+    work = make_step_work(p.lcp_size, p.m, p.nv)
+    return certified_unique(data, np.ascontiguousarray(v, dtype=float), np.ascontiguousarray(lam * p.mass_scale),
+                            work)
+
+
+@pytest.mark.parametrize("m, cases", [(1, 300), (2, 2000), (3, 400), (4, 60)])
+def test_certificate_never_calls_a_non_unique_step_unique(m, cases):
+    """Degree theory: a step with no solution in a negative piece has one solution; checked by enumeration.
+
+    Random problems include frictionless and mu = 1e5 contacts, zero caps,
+    equal caps and (without a certificate) redundant contacts (2m > nv).
+    """
+    rng = np.random.default_rng(100 + m)
+    certified = unique = nonunique = problems = 0
+    for t in range(cases):
+        p = random_problem(rng, m=m, planar=True)
+        data = kernel_data(p, certificate=True)
+        natural = np.abs(p.Jn @ p.v).max() / p.mass_scale
+        lam = rng.uniform(0, 2, size=m) * (rng.random(m) > 0.1) * natural
+        if t % 4 == 3:
+            lam[rng.integers(m)] = natural * rng.integers(0, 2)  # snapped caps: exactly 0 or equal ones
+        if not data.certified:
+            assert 2 * m > p.nv or np.any(p.mu == 0)  # singular pieces need redundant or frictionless contacts
+            continue
+        problems += 1
+        ref = distinct_by_modes(p, p.v, lam, t)
+        says = certificate_says_unique(p, data, p.v, lam)
+        if len(ref) > 1:
+            nonunique += 1
+            assert not says, (t, len(ref))
+        else:
+            unique += 1
+            certified += says
+            if says:  # and the certified step is Lemke's, which is the only solution
+                v_next = routh_step(p, p.v, lam)[0]
+                assert same_sets(p, v_next[None], ref), t
+    assert problems >= cases // 4
+    assert certified >= 0.9 * unique  # the certificate spares the enumeration on almost every unique step
+    if m > 1:
+        assert nonunique > 0
+
+
+@pytest.mark.parametrize("name", ["compass-gait", "ramone"])
+def test_certificate_along_scenario_trajectories(name):
+    """Certified steps are unique by full enumeration; every non-unique step is flagged."""
+    s = scenarios.get(name)
+    p = s.problem
+    data = kernel_data(p, certificate=True)
+    assert data.certified
+    rng = np.random.default_rng(11)
+    v, nonunique, certified = p.v.copy(), 0, 0
+    for k in range(400):
+        if not p.is_colliding(v):
+            v = p.v.copy()
+        lam = s.h * rng.random(p.m) * (rng.random(p.m) > 0.1)
+        ref = distinct_by_modes(p, v, lam, k)
+        says = certificate_says_unique(p, data, v, lam)
+        assert not (says and len(ref) > 1), k
+        nonunique += len(ref) > 1
+        certified += says
+        v = ref[rng.integers(len(ref))]
+    assert nonunique >= 20 and certified >= 20
+
+
+def test_redundant_contacts_enumerate_every_step():
+    """A block on two corners (4 impulse components, 3 velocities) or the disk stack has singular pieces: no certificate."""
+    for name in ("rocking-block", "disk-stack"):
+        assert not kernel_data(scenarios.get(name).problem, certificate=True).certified
