@@ -171,7 +171,8 @@ def cmd_run(args):
         return 130
     result.metadata["label"] = label
     summary = result.summary()
-    print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed})"))
+    print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed}, "
+                                  f"choice={result.settings.solution_choice})"))
     _print_adaptive(summary.get("adaptive"))
     result.save(out)  # atomic: the checkpoint goes only once the result is safely on disk
     if checkpoint.exists():
