@@ -163,10 +163,7 @@ def mode_step(data, v, lam, seed, sample, step, work, v_next):
     total = MODES ** m
     inverses = data.mode_inv.shape[0] == total  # every piece's inverse, precomputed (small m)
     for code in range(total):
-        c = code
-        for i in range(m):
-            modes[i] = c % MODES
-            c //= MODES
+        _decode(code, m, modes)
         if _uncapped(modes, m, lam):
             continue
         if inverses:
@@ -257,9 +254,21 @@ def _invert(A, inv, k):
 
 @nb.njit(cache=True)
 def _decode(code, m, modes):
+    """The modes of piece ``code`` (its base-7 digits, contact 0 first)."""
     for i in range(m):
         modes[i] = code % MODES
         code //= MODES
+
+
+@nb.njit(cache=True)
+def _piece_system(W, m, code, modes, A):
+    """Decode piece ``code`` into ``modes`` and assemble its matrix into ``A`` (the right side does not matter)."""
+    _decode(code, m, modes)
+    mu = np.empty(m)
+    for i in range(m):
+        mu[i] = W[4 * m + i, m + i]
+    zeros = np.zeros(m)
+    _assemble(W, m, modes, zeros, zeros, np.ones(m), mu, A, np.empty(2 * m))
 
 
 @nb.njit(cache=True)
@@ -273,24 +282,16 @@ def piece_signs(W, m):
     :func:`_assemble` builds.  ``H`` equals ``x`` minus a bounded map, so its
     degree is 1 and, at a regular value, ``#solutions in positive pieces -
     #solutions in negative pieces = 1``: a step with no solution in a
-    non-positive piece has exactly one solution.
+    negative piece (and no singular piece) has exactly one solution.
     """
     total = MODES ** m
     signs = np.empty(total, dtype=np.int8)
-    k = 2 * m
-    A = np.empty((k, k))
-    inv = np.empty((k, k))
-    b = np.empty(k)
+    A = np.empty((2 * m, 2 * m))
+    inv = np.empty((2 * m, 2 * m))
     modes = np.empty(m, dtype=np.int64)
-    zeros = np.zeros(m)
-    ones = np.ones(m)
-    mu = np.empty(m)
-    for i in range(m):
-        mu[i] = W[4 * m + i, m + i]
     for code in range(total):
-        _decode(code, m, modes)
-        _assemble(W, m, modes, zeros, zeros, ones, mu, A, b)
-        signs[code] = _invert(A, inv, k)
+        _piece_system(W, m, code, modes, A)
+        signs[code] = _invert(A, inv, 2 * m)
     return signs
 
 
@@ -298,23 +299,14 @@ def piece_signs(W, m):
 def piece_inverses(W, m, codes):
     """``(modes (K, m) int8, inverses (K, 2m, 2m))`` of the pieces ``codes``; a singular one has an inverse of NaN."""
     K = codes.shape[0]
-    k = 2 * m
     modes_out = np.empty((K, m), dtype=np.int8)
-    inv = np.empty((K, k, k))
-    A = np.empty((k, k))
-    b = np.empty(k)
+    inv = np.empty((K, 2 * m, 2 * m))
+    A = np.empty((2 * m, 2 * m))
     modes = np.empty(m, dtype=np.int64)
-    zeros = np.zeros(m)
-    ones = np.ones(m)
-    mu = np.empty(m)
-    for i in range(m):
-        mu[i] = W[4 * m + i, m + i]
     for p in range(K):
-        _decode(codes[p], m, modes)
-        for i in range(m):
-            modes_out[p, i] = modes[i]
-        _assemble(W, m, modes, zeros, zeros, ones, mu, A, b)
-        if _invert(A, inv[p], k) == 0:
+        _piece_system(W, m, codes[p], modes, A)
+        modes_out[p, :] = modes
+        if _invert(A, inv[p], 2 * m) == 0:
             inv[p, :, :] = np.nan
     return modes_out, inv
 
