@@ -70,7 +70,7 @@ class Plan:
                              "lower `max_steps` or use `sequence='uniform'`.")
         self.problem = problem
         self.settings = settings
-        self.data = kernel_data(problem, certificate=settings.solution_choice == "exact")
+        self.data = kernel_data(problem, certificate="auto" if settings.solution_choice == "exact" else False)
         eps_lambda = settings.eps / (3.0 * problem.psi)
         self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)

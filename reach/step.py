@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
-from reach.kernels.modes import certificate_data
+from reach.kernels.modes import CERTIFY_MIN_CONTACTS, certificate_data
 from reach.kernels.routh import CHOICE_FIRST, RouthData, StepOptions, make_step_work, routh_step_kernel
 from reach.lcp import LCPStatus
 
@@ -30,16 +30,20 @@ def kernel_data(problem, *, certificate=False):
 
     ``certificate=True`` adds the uniqueness certificate of exact choice
     (:func:`reach.kernels.modes.certificate_data`; planar problems, at most
-    :data:`~reach.kernels.modes.MAX_CERTIFIED_CONTACTS` contacts).
+    :data:`~reach.kernels.modes.MAX_CERTIFIED_CONTACTS` contacts);
+    ``"auto"`` adds it where it is cheaper than enumerating every step (from
+    :data:`~reach.kernels.modes.CERTIFY_MIN_CONTACTS` contacts on) and
+    otherwise only the enumeration's data.
     """
     g, m = problem.mass_scale, problem.m
     lcp = scale_lcp(problem.W_unit)
     if certificate:
         if not problem.planar:
             raise ValueError("the uniqueness certificate needs a planar problem")
-        orient = certificate_data(lcp.M, m)
+        orient = certificate_data(lcp.M, m, certify=certificate is True or m >= CERTIFY_MIN_CONTACTS)
     else:
-        orient = (False, np.zeros((0, m), dtype=np.int8), np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2 * m, 2 * m)))
+        orient = (False, np.zeros((0, m), dtype=np.int8), np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2, 2 * m)),
+                  np.zeros((0, 2 * m, 2 * m)))
     return RouthData(lcp, np.ascontiguousarray(problem.Jbar), np.ascontiguousarray(problem.Minv_JbarT / g),
                      np.ascontiguousarray(problem.Jn), np.ascontiguousarray(problem.v), *orient)
 

@@ -22,11 +22,12 @@ unbiased choice at non-unique steps (SPEC §7).
 Most steps have one solution, and a certificate proves it without the
 enumeration (:func:`piece_signs`, :func:`certified_unique`): the solutions
 are the zeros of a piecewise-linear map whose pieces are the mode systems
-and whose degree is 1, so a step none of whose negative-determinant pieces
-holds a solution has exactly one, and Lemke's answer stands.  The signs
-depend only on W and mu and are computed once per problem
-(:func:`certificate_data`); problems with a singular piece (redundant
-contacts) get no certificate and enumerate every step.
+and whose degree is 1, so a step none of whose negative-determinant or
+singular pieces holds a solution has exactly one, and Lemke's answer
+stands.  Redundant contacts (a block on two corners, the disk stack) make
+singular pieces; each is tested exactly, as a line of solutions against
+its inequalities.  Signs, inverses and null vectors depend only on W and
+mu and are computed once per problem (:func:`certificate_data`).
 
 Planar problems only (two friction directions per contact); the kernel works
 in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
@@ -40,7 +41,7 @@ import numpy as np
 from reach.kernels.enumeration import solve_dense
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 
-__all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "mode_step", "contact_data",
+__all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS", "mode_step", "contact_data",
            "piece_signs", "piece_inverses", "maybe_non_unique", "certificate_data", "certified_unique"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
@@ -96,32 +97,60 @@ def _assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
             A[tangent, i] = mu[i] if kind == 1 else -mu[i]
 
 
+@nb.njit(cache=True, inline="always")
+def _narrow(a, c, tol, lo, hi):
+    """Narrow ``[lo, hi]`` to the z where ``a + c z >= -tol``."""
+    if c > 0.0:
+        return max(lo, (-tol - a) / c), hi
+    if c < 0.0:
+        return lo, min(hi, (-tol - a) / c)
+    return (lo, hi) if a >= -tol else (np.inf, -np.inf)
+
+
 @nb.njit(cache=True)
-def _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
-    """The inequalities of a mode assignment at its solution x."""
+def _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
+    """Whether some point ``x + z d`` (any real z; only ``z = 0`` unless ``along``) meets a mode assignment's inequalities.
+
+    Every inequality is affine in the impulses, so along a line each one
+    bounds z on one side; the point set is an interval.
+    """
+    lo, hi = (-np.inf, np.inf) if along else (0.0, 0.0)
     for i in range(m):
-        vn, vt = vn0[i], vt0[i]
+        vn, vt, dn, dt = vn0[i], vt0[i], 0.0, 0.0
         for j in range(m):
             nn, nt, tn, tt = _rows(W, m, i, j)
             vn += nn * x[j] + nt * x[m + j]
             vt += tn * x[j] + tt * x[m + j]
+            if along:
+                dn += nn * d[j] + nt * d[m + j]
+                dt += tn * d[j] + tt * d[m + j]
         ln, lt, mode = x[i], x[m + i], modes[i]
+        cn, ct = (d[i], d[m + i]) if along else (0.0, 0.0)
         if mode == 0:
-            if vn < -tol and lam[i] > 0.0:  # a contact capped at 0 takes no impulse, whatever its velocity
-                return False
-            continue
-        if ln < -tol or ln > lam[i] + tol + 1e-12 * lam[i]:
-            return False
-        if mode <= 3 and vn > tol:  # capped: beta >= 0 means the contact still closes or rests
-            return False
-        kind = (mode - 1) % 3
-        if kind == 0 and abs(lt) > mu[i] * ln + tol:
-            return False
-        if kind == 1 and vt < -tol:
-            return False
-        if kind == 2 and vt > tol:
+            if lam[i] > 0.0:  # a contact capped at 0 takes no impulse, whatever its velocity
+                lo, hi = _narrow(vn, dn, tol, lo, hi)
+        else:
+            lo, hi = _narrow(ln, cn, tol, lo, hi)
+            lo, hi = _narrow(lam[i] + 1e-12 * lam[i] - ln, -cn, tol, lo, hi)
+            if mode <= 3:  # capped: beta >= 0 means the contact still closes or rests
+                lo, hi = _narrow(-vn, -dn, tol, lo, hi)
+            kind = (mode - 1) % 3
+            if kind == 0:
+                lo, hi = _narrow(mu[i] * ln - lt, mu[i] * cn - ct, tol, lo, hi)
+                lo, hi = _narrow(mu[i] * ln + lt, mu[i] * cn + ct, tol, lo, hi)
+            elif kind == 1:
+                lo, hi = _narrow(vt, dt, tol, lo, hi)
+            else:
+                lo, hi = _narrow(-vt, -dt, tol, lo, hi)
+        if lo > hi:
             return False
     return True
+
+
+@nb.njit(cache=True)
+def _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+    """The inequalities of a mode assignment at its solution x."""
+    return _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, x, False, tol)
 
 
 @nb.njit(cache=True)
@@ -209,8 +238,14 @@ def mode_step(data, v, lam, seed, sample, step, work, v_next):
 CERTIFY_TOL = 1e-5
 #: Most contacts whose pieces are oriented (7^m determinants once per problem).
 MAX_CERTIFIED_CONTACTS = 6
-#: Most pieces whose inverses are stored for the enumeration (7^4; 64 numbers each).
-MAX_STORED_PIECES = 7**4
+#: Fewest contacts where exact choice tries the certificate before enumerating: with two, enumerating the 49
+#: pieces costs less than testing the ~13 negative ones and then running Lemke (measured: 1.2-1.4x random
+#: against 1.5-1.7x on the compass gait).
+CERTIFY_MIN_CONTACTS = 3
+#: Most pieces whose inverses are stored for the enumeration (7^5, 13 MB for five contacts).
+MAX_STORED_PIECES = 7**5
+#: A piece is singular where a singular value is below this fraction of the largest one.
+SINGULAR_RTOL = 1e-9
 
 
 @nb.njit(cache=True)
@@ -282,7 +317,9 @@ def piece_signs(W, m):
     :func:`_assemble` builds.  ``H`` equals ``x`` minus a bounded map, so its
     degree is 1 and, at a regular value, ``#solutions in positive pieces -
     #solutions in negative pieces = 1``: a step with no solution in a
-    negative piece (and no singular piece) has exactly one solution.
+    negative or a singular piece has exactly one solution (each solution
+    then lies where every piece is positive, where H is a local
+    homeomorphism of index +1).
     """
     total = MODES ** m
     signs = np.empty(total, dtype=np.int8)
@@ -312,15 +349,21 @@ def piece_inverses(W, m, codes):
 
 
 @nb.njit(cache=True, inline="always")
+def _piece_rhs(modes, m, vn0, vt0, lam, b):
+    """The right side of a piece's equations at the step's velocities and caps (see :func:`_assemble`)."""
+    for i in range(m):
+        mode = modes[i]
+        b[i] = 0.0 if mode == 0 else (lam[i] if mode <= 3 else -vn0[i])
+        b[m + i] = -vt0[i] if mode != 0 and (mode - 1) % 3 == 0 else 0.0
+
+
+@nb.njit(cache=True, inline="always")
 def _piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
     """``x = inv @ b`` of a piece from its precomputed inverse; False as soon as a normal impulse leaves ``[0, cap]``.
 
     Normal impulses come first: most pieces fail there, after a row or two.
     """
-    for i in range(m):
-        mode = modes[i]
-        b[i] = 0.0 if mode == 0 else (lam[i] if mode <= 3 else -vn0[i])
-        b[m + i] = -vt0[i] if mode != 0 and (mode - 1) % 3 == 0 else 0.0
+    _piece_rhs(modes, m, vn0, vt0, lam, b)
     k = 2 * m
     for r in range(k):
         acc = 0.0
@@ -330,6 +373,29 @@ def _piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
         if r < m and modes[r] != 0 and (acc < -tol or acc > lam[r] + tol + 1e-12 * lam[r]):
             return False
     return True
+
+
+@nb.njit(cache=True)
+def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x):
+    """Whether a singular piece (one null direction) holds a solution within ``tol``.
+
+    Its equations have a solution only if ``b`` is orthogonal to the left
+    null vector ``null[0]``; the solutions are then the line ``pinv @ b + z
+    null[1]``, and the piece holds one if the line meets its inequalities.
+    """
+    _piece_rhs(modes, m, vn0, vt0, lam, b)
+    k = 2 * m
+    yb = 0.0
+    for r in range(k):
+        yb += null[0, r] * b[r]
+    if abs(yb) > tol:
+        return False
+    for r in range(k):
+        acc = 0.0
+        for c in range(k):
+            acc += pinv[r, c] * b[c]
+        x[r] = acc
+    return _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, null[1], True, tol)
 
 
 @nb.njit(cache=True, inline="always")
@@ -342,50 +408,82 @@ def _uncapped(modes, m, lam):
 
 
 @nb.njit(cache=True)
-def maybe_non_unique(W, m, piece_modes, piece_inv, vn0, vt0, lam, mu, tol, modes, b, x):
-    """Whether some negative piece holds a solution (within ``tol``): the step may be non-unique.
+def maybe_non_unique(W, m, piece_modes, piece_inv, piece_null, vn0, vt0, lam, mu, tol, modes, b, x):
+    """Whether some negative or singular piece holds a solution (within ``tol``): the step may be non-unique.
 
     False certifies that the step has one solution (:func:`piece_signs`).
     Contacts with a zero cap take no impulse, so only pieces that leave them
-    without one count.  ``modes``, ``b``, ``x`` are scratch.
+    without one count.  A piece whose ``piece_null[p, 0, 0]`` is NaN is
+    negative (``piece_inv`` its inverse); the others are singular
+    (``piece_inv`` a pseudo-inverse, ``piece_null`` its left and right null
+    vectors).  ``modes``, ``b``, ``x`` are scratch.
     """
     for p in range(piece_modes.shape[0]):
         for i in range(m):
             modes[i] = piece_modes[p, i]
         if _uncapped(modes, m, lam):
             continue
-        if _piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
-                _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+        if np.isnan(piece_null[p, 0, 0]):
+            if _piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
+                    _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+                return True
+        elif _singular_piece_holds(W, m, modes, piece_inv[p], piece_null[p], vn0, vt0, lam, mu, tol, b, x):
             return True
     return False
 
 
-def certificate_data(W, m):
-    """``(certified, piece_modes, piece_inv, mode_inv)``: what exact choice needs, once per problem.
+def _null_directions(W, m, codes):
+    """Pseudo-inverses and unit (left, right) null vectors of singular pieces; None if one has more than one."""
+    modes = np.empty(m, dtype=np.int64)
+    A = np.empty((2 * m, 2 * m))
+    pinv = np.empty((len(codes), 2 * m, 2 * m))
+    null = np.empty((len(codes), 2, 2 * m))
+    for p, code in enumerate(codes):
+        _piece_system(W, m, code, modes, A)
+        U, sv, Vt = np.linalg.svd(A)
+        if np.count_nonzero(sv <= SINGULAR_RTOL * sv[0]) != 1:
+            return None
+        pinv[p] = np.linalg.pinv(A, rcond=SINGULAR_RTOL)
+        null[p, 0], null[p, 1] = U[:, -1], Vt[-1]
+    return pinv, null
+
+
+def certificate_data(W, m, *, certify=True):
+    """``(certified, piece_modes, piece_inv, piece_null, mode_inv)``: what exact choice needs, once per problem.
 
     ``W`` is the kernels' step matrix of a planar problem with ``m`` contacts.
     The certificate keeps every piece whose determinant is negative, with its
-    inverse (``piece_modes``, ``piece_inv``).  It holds only where no piece is
-    singular (``certified``): redundant contacts (a block on two corners has
-    four impulse components and three velocities) make singular pieces,
-    which can hold a continuum of solutions the degree argument does not
-    see, so such problems enumerate every step.  ``mode_inv`` holds the
-    inverse of every piece (NaN where singular) for the enumeration of
-    :func:`mode_step` when there are at most :data:`MAX_STORED_PIECES`
-    pieces; else it is empty and the enumeration solves each piece.
+    inverse, and every singular piece, with its pseudo-inverse and null
+    vectors (``piece_modes``, ``piece_inv``, ``piece_null``).  Redundant
+    contacts (a block on two corners has four impulse components and three
+    velocities) make singular pieces; one can hold a continuum of solutions
+    the degree argument does not count, so a step where a singular piece
+    holds a solution is enumerated too.  The certificate holds
+    (``certified``) when every singular piece has a single null direction;
+    else every step enumerates.  ``mode_inv`` holds the inverse of every
+    piece (NaN where singular) for the enumeration of :func:`mode_step`
+    when there are at most :data:`MAX_STORED_PIECES` pieces; else it is
+    empty and the enumeration solves each piece.  ``certify=False`` skips
+    the certificate (``certified`` is False, every step enumerates).
     """
     if m > MAX_CERTIFIED_CONTACTS:
         raise ValueError(f"the uniqueness certificate orients 7^m pieces; m = {m} > {MAX_CERTIFIED_CONTACTS}")
     W = np.ascontiguousarray(W, dtype=float)
     signs = piece_signs(W, m)
-    certified = bool(np.all(signs != 0))
-    negative = np.flatnonzero(signs < 0).astype(np.int64) if certified else np.zeros(0, dtype=np.int64)
-    modes, inv = piece_inverses(W, m, negative)
+    negative, singular = np.flatnonzero(signs < 0), np.flatnonzero(signs == 0)
+    nulls = _null_directions(W, m, singular) if certify else None
+    certified = nulls is not None
+    if not certified:
+        negative, singular, nulls = negative[:0], singular[:0], (np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2, 2 * m)))
+    modes, inv = piece_inverses(W, m, negative.astype(np.int64))
+    null = np.concatenate([np.full((len(negative), 2, 2 * m), np.nan), nulls[1]])
+    modes = np.concatenate([modes, piece_inverses(W, m, singular.astype(np.int64))[0]])
+    inv = np.concatenate([inv, nulls[0]])
     if MODES**m <= MAX_STORED_PIECES:
         _, every = piece_inverses(W, m, np.arange(MODES**m, dtype=np.int64))
     else:
         every = np.zeros((0, 2 * m, 2 * m))
-    return certified, modes, inv, every
+    return certified, modes, inv, null, every
 
 
 @nb.njit(cache=True)
@@ -399,5 +497,5 @@ def certified_unique(data, v, lam, work):
     vn0, vt0, mu = work.q, work.z, work.w
     vscale = contact_data(data, v, vn0, vt0, mu)
     m = data.Jn.shape[0]
-    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, vn0, vt0, lam, mu,
+    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, data.piece_null, vn0, vt0, lam, mu,
                                 CERTIFY_TOL * vscale, work.members, work.b, work.x)

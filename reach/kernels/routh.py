@@ -79,9 +79,10 @@ class RouthData(NamedTuple):
     Jn: np.ndarray              # (m, nv)
     v0: np.ndarray              # (nv,) pre-impact velocity
     # exact choice (solution_choice="exact"; reach.kernels.modes.certificate_data), empty when unused
-    certified: bool             # the uniqueness certificate holds (no singular piece)
-    piece_modes: np.ndarray     # (K, m) int8 modes of the negative pieces
-    piece_inv: np.ndarray       # (K, 2m, 2m) their inverses
+    certified: bool             # the uniqueness certificate holds (singular pieces have one null direction)
+    piece_modes: np.ndarray     # (K, m) int8 modes of the negative and singular pieces
+    piece_inv: np.ndarray       # (K, 2m, 2m) their inverses (pseudo-inverses where singular)
+    piece_null: np.ndarray      # (K, 2, 2m) NaN, or a singular piece's left and right null vectors
     mode_inv: np.ndarray        # (7^m, 2m, 2m) every piece's inverse for the enumeration, or (0, 2m, 2m)
 
 
