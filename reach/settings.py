@@ -107,8 +107,8 @@ class SamplingSettings:
     chunk_size : int
         Samples per unit of work (and per checkpoint file).
     strategy : {"directed", "uniform"}
-        ``"directed"`` (default): half of the budget by sample index as the
-        paper does, half in rounds that push outward from the set's edges
+        ``"directed"`` (default): a quarter of the budget by sample index as
+        the paper does, the rest in rounds that push outward from the set's edges
         (:mod:`reach.directed`); ``"uniform"``: the paper's plain sampling,
         every sample by index.
     """

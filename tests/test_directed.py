@@ -6,7 +6,7 @@ import pytest
 import scenarios
 from reach import sample_post_impact_set
 from reach.completeness import CELL, closing_speed, estimate_completeness, thin_cells
-from reach.directed import QUANT, schedule
+from reach.directed import QUANT, ROUNDS, schedule
 
 
 def reference(problem, h, N, n):
@@ -23,10 +23,10 @@ def outside(result, cells, fraction=0.02):
     return float(np.mean(result.distance_to(cells) > fraction * closing_speed(result.problem)))
 
 
-def test_the_schedule_spends_half_the_budget_in_rounds():
+def test_the_schedule_spends_three_quarters_of_the_budget_in_rounds():
     n0, rounds = schedule(10_000)
-    assert n0 + sum(c for _, c in rounds) == 10_000 and n0 >= 5_000 and len(rounds) == 4
-    assert [f for f, _ in rounds] == [n0 + k * rounds[0][1] for k in range(4)]
+    assert n0 + sum(c for _, c in rounds) == 10_000 and 2_500 <= n0 < 2_504 and len(rounds) == ROUNDS
+    assert [f for f, _ in rounds] == [n0 + k * rounds[0][1] for k in range(ROUNDS)]
     assert schedule(100) == (100, [])
 
 
