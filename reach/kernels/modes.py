@@ -109,10 +109,9 @@ def _narrow(a, c, tol, lo, hi):
 
 @nb.njit(cache=True)
 def _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
-    """Whether some point ``x + z d`` (any real z; only ``z = 0`` unless ``along``) meets a mode assignment's inequalities.
+    """Whether some ``x + z d`` (any real z; only z = 0 unless ``along``) meets a mode assignment's inequalities.
 
-    Every inequality is affine in the impulses, so along a line each one
-    bounds z on one side; the point set is an interval.
+    Each inequality is affine in the impulses: along a line it bounds z on one side.
     """
     lo, hi = (-np.inf, np.inf) if along else (0.0, 0.0)
     for i in range(m):
