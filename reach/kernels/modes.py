@@ -41,8 +41,9 @@ import numpy as np
 from reach.kernels.enumeration import solve_dense
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 
-__all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS", "mode_step", "contact_data",
-           "piece_signs", "piece_inverses", "maybe_non_unique", "certificate_data", "certified_unique"]
+__all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
+           "mode_step", "contact_data", "piece_signs", "piece_inverses", "maybe_non_unique", "certificate_data",
+           "certified_unique"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
@@ -472,12 +473,11 @@ def certificate_data(W, m, *, certify=True):
     negative, singular = np.flatnonzero(signs < 0), np.flatnonzero(signs == 0)
     nulls = _null_directions(W, m, singular) if certify else None
     certified = nulls is not None
-    if not certified:
-        negative, singular, nulls = negative[:0], singular[:0], (np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2, 2 * m)))
-    modes, inv = piece_inverses(W, m, negative.astype(np.int64))
-    null = np.concatenate([np.full((len(negative), 2, 2 * m), np.nan), nulls[1]])
-    modes = np.concatenate([modes, piece_inverses(W, m, singular.astype(np.int64))[0]])
-    inv = np.concatenate([inv, nulls[0]])
+    codes = np.concatenate([negative, singular]) if certified else negative[:0]
+    modes, inv = piece_inverses(W, m, codes.astype(np.int64))  # singular pieces' inverses: NaN, replaced below
+    null = np.full((len(codes), 2, 2 * m), np.nan)
+    if certified and len(singular):
+        inv[len(negative):], null[len(negative):] = nulls
     if MODES**m <= MAX_STORED_PIECES:
         _, every = piece_inverses(W, m, np.arange(MODES**m, dtype=np.int64))
     else:
@@ -496,5 +496,5 @@ def certified_unique(data, v, lam, work):
     vn0, vt0, mu = work.q, work.z, work.w
     vscale = contact_data(data, v, vn0, vt0, mu)
     m = data.Jn.shape[0]
-    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, data.piece_null, vn0, vt0, lam, mu,
-                                CERTIFY_TOL * vscale, work.members, work.b, work.x)
+    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, data.piece_null, vn0, vt0, lam,
+                                mu, CERTIFY_TOL * vscale, work.members, work.b, work.x)
