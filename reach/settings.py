@@ -12,7 +12,7 @@ import dataclasses
 import numbers
 
 __all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "STRATEGIES", "SOLUTION_CHOICES", "MAX_SAMPLES", "MAX_STEPS",
-           "MAX_SEED", "check_integer", "check_positive_number"]
+           "MAX_SEED", "check_integer", "check_positive_number", "tapered_chunks", "TAPER_FLOOR"]
 
 #: Low-discrepancy or plain random sample indices.
 SEQUENCES = ("sobol", "uniform")
@@ -165,17 +165,41 @@ class SamplingSettings:
         return [(a, min(self.chunk_size, stop - a)) for a in range(start, stop, self.chunk_size)]
 
     def schedule(self):
-        """``(index chunks, [round chunks, ...])``: the run's units of work (see :mod:`reach.directed`)."""
+        """``(index chunks, [round chunks, ...])``: the run's units of work (see :mod:`reach.directed`).
+
+        Each phase's chunks taper (:func:`tapered_chunks`), so that workers finish a phase together.
+        """
         from reach.directed import schedule
 
         if self.strategy == "uniform":
-            return self.chunks(), []
+            return tapered_chunks(0, self.n_samples, self.chunk_size), []
         n0, rounds = schedule(self.n_samples)
         size = min(self.chunk_size, max(1024, -(-self.n_samples // 64)))  # rounds are short: finer chunks
-        return self.chunks(0, n0), [[(a, min(size, first + count - a)) for a in range(first, first + count, size)]
-                                    for first, count in rounds]
+        return tapered_chunks(0, n0, self.chunk_size), [tapered_chunks(first, first + count, size)
+                                                        for first, count in rounds]
 
     def all_chunks(self):
         """Every ``(start, count)`` of the run, index chunks and round chunks."""
         first, rounds = self.schedule()
         return first + [c for r in rounds for c in r]
+
+
+#: Smallest chunk a phase's tail is cut into (:func:`tapered_chunks`).
+TAPER_FLOOR = 256
+
+
+def tapered_chunks(start, stop, size):
+    """``(start, count)`` chunks covering ``start .. stop - 1``: ``size`` at first, then a quarter of what is left.
+
+    The last chunks of a phase are small (down to :data:`TAPER_FLOOR`), so no
+    worker is left running one large chunk while the others wait for the next
+    phase.  The layout depends only on its arguments, never on the workers: a
+    checkpoint resumes under any number of them.
+    """
+    chunks, a = [], start
+    while a < stop:
+        left = stop - a
+        count = min(left, size, max(TAPER_FLOOR, -(-left // 4)))
+        chunks.append((a, count))
+        a += count
+    return chunks

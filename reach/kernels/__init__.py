@@ -4,7 +4,8 @@ Nothing here imports the rest of the package.  Modules: :mod:`.lcp` (Lemke),
 :mod:`.verify` (residuals and refinement), :mod:`.enumeration` (basis
 enumeration), :mod:`.routh` (the Routh step and Algorithms 1-2), :mod:`.rng`
 (counter-based random numbers), :mod:`.sobol` (scrambled Sobol points),
-:mod:`.replay` (recording and replaying steps for the bench).
+:mod:`.replay` (recording and replaying steps for the bench), :mod:`.select`
+(row-wise selection for directed sampling).
 
 Importing the package first checks Numba's on-disk cache against the kernel
 sources (:mod:`.cache`).

@@ -44,7 +44,8 @@ from reach.sampler import draw_caps
 from reach.sampler import resolve_choice
 from reach.step import kernel_data, step_options
 
-__all__ = ["run_bench", "format_bench", "compare_solvers", "machine_info", "Recorded", "PAPER_TABLE3", "TARGETS"]
+__all__ = ["run_bench", "format_bench", "compare_solvers", "machine_info", "Recorded", "PAPER_TABLE3", "TARGETS",
+           "parallel_speedup", "run_parallel", "format_parallel"]
 
 #: The paper's Table 3: (LCPs per sample, ms per sample, ms per LCP), MATLAB + PATH, quad-core i5.
 #: The one copy: ``reach figures`` reads it from here.
@@ -64,7 +65,11 @@ TARGETS = {
     "compass_2_20_wall_s": 20.0,        # 2^20 compass-gait samples on all cores, at most
     "speedup_vs_numpy": 100.0,          # per LCP, at least
     "warm_startup_s": 2.0,              # import + first sample, warm Numba cache, at most
+    "parallel_speedup": 1.8,            # issue 14: 2^18 samples, 2 idle cores over 1, wall clock, at least
 }
+
+#: Samples of the parallel speed-up runs (issue 14 asks for 2^18).
+PARALLEL_SAMPLES = 2**18
 
 _MODES = {
     # samples per scenario for the rate runs, recorded steps, NumPy steps, timing passes
@@ -205,6 +210,60 @@ def choice_cost(scenario, n, *, repeats, strategies=("directed", "uniform")):
     return rows
 
 
+def parallel_speedup(scenario, n, *, repeats, workers=None):
+    """Wall-clock speed-up of the default sampler on all cores over one, alternating runs, medians.
+
+    One-worker and all-worker runs of ``n`` samples (the default directed
+    sampling, no held-out search) take turns (1 W, W 1, ...) so that a shared
+    machine's drift falls on both.  Reported beside the wall times: the
+    parent's CPU seconds (the serial part: directed rounds' parent selection,
+    dispatch) and the workers' kernel CPU seconds summed over chunks, which
+    show whether the cores slowed each other down (shared caches, a busy host).
+    """
+    from reach import sample_post_impact_set
+
+    workers = (os.cpu_count() or 1) if workers is None else int(workers)
+    p = scenario.problem
+    options = dict(completeness=False)
+    sample_post_impact_set(p, 4096, scenario.h, scenario.N, n_jobs=workers, **options)  # compile, start the pool
+    runs = {1: [], workers: []}
+    for r in range(repeats):
+        for jobs in ((1, workers) if r % 2 == 0 else (workers, 1)):
+            t, c = time.perf_counter(), time.process_time()
+            result = sample_post_impact_set(p, n, scenario.h, scenario.N, n_jobs=jobs, **options)
+            runs[jobs].append((time.perf_counter() - t, time.process_time() - c, result.metadata["cpu_seconds"]))
+    median = {jobs: np.median(np.array(rows), axis=0) for jobs, rows in runs.items()}
+    (w1, _, k1), (wn, parent_n, kn) = median[1], median[workers]
+    return {"samples": int(n), "workers": workers, "wall_1_s": float(w1), "wall_all_s": float(wn),
+            "speedup": float(w1 / wn), "efficiency": float(w1 / wn / workers),
+            "kernel_cpu_1_s": float(k1), "kernel_cpu_all_s": float(kn), "parent_cpu_all_s": float(parent_n),
+            "load_average_1min": os.getloadavg()[0]}
+
+
+def run_parallel(quick=False):
+    """Parallel speed-up of a cheap (compass gait) and a costly (disk stack) scenario: :func:`parallel_speedup`."""
+    import scenarios
+
+    n = 2**14 if quick else PARALLEL_SAMPLES
+    return {name: parallel_speedup(scenarios.get(name), n, repeats=1 if quick else 3)
+            for name in ("compass-gait", "disk-stack")}
+
+
+def format_parallel(report, *, verdicts=True):
+    """The parallel section as a Markdown table (and, with ``verdicts``, each scenario against the target)."""
+    lines = ["| scenario | samples | workers | wall, 1 worker | wall, all | speed-up | kernel CPU 1 / all | "
+             "parent CPU (all) | load |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in report.items():
+        lines.append(f"| {name} | {r['samples']:,d} | {r['workers']} | {r['wall_1_s']:.2f} s | {r['wall_all_s']:.2f} s | "
+                     f"{r['speedup']:.2f}× | {r['kernel_cpu_1_s']:.2f} / {r['kernel_cpu_all_s']:.2f} s | "
+                     f"{r['parent_cpu_all_s']:.2f} s | {r['load_average_1min']:.1f} |")
+    target = TARGETS["parallel_speedup"]
+    for name, r in report.items() if verdicts else ():
+        lines.append(f"- [{'met' if r['speedup'] >= target else 'MISSED'}] {name}: {r['speedup']:.2f}× on "
+                     f"{r['workers']} workers (≥ {target}× on 2 idle cores, issue 14)")
+    return "\n".join(lines)
+
+
 _STARTUP = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
@@ -296,6 +355,7 @@ def run_bench(quick=False):
         rate_all, _, _ = _sample_rate(sc, row["samples_timed"] * cores, n_jobs=-1, repeats=cfg["repeats"])
         row["samples_per_s_all"] = rate_all
         row["parallel_efficiency"] = rate_all / (cores * row["samples_per_s_1core"])
+    report["parallel"] = run_parallel(quick)
     report["choice"] = {name: choice_cost(scenarios.get(name), cfg["samples"] // 4, repeats=cfg["passes"])
                         for name in scenarios.names() if resolve_choice(scenarios.get(name).problem, "auto") == "exact"}
     _subprocess(1)  # make sure the normal cache is filled
@@ -336,6 +396,7 @@ def _targets_met(report):
         "compass_2_20_wall_s": report["compass_2_20"]["wall_s"] <= TARGETS["compass_2_20_wall_s"],
         "speedup_vs_numpy": min(r["speedup_vs_numpy"] for r in two) >= TARGETS["speedup_vs_numpy"],
         "warm_startup_s": report["startup"]["warm_total_s"] <= TARGETS["warm_startup_s"],
+        "parallel_speedup": min(r["speedup"] for r in report["parallel"].values()) >= TARGETS["parallel_speedup"],
     }
 
 
@@ -380,6 +441,9 @@ def format_bench(report):
         for strategy, r in per.items():
             label = "directed (default)" if strategy == "directed" else "paper (uniform caps)"
             lines.append(f"| {name} | {label} | {r['random_us']:.1f} | {r['exact_us']:.1f} | {r['ratio']:.2f} |")
+    if "parallel" in report:
+        lines += ["", "Parallel speed-up (default sampler, alternating runs, medians):", "",
+                  format_parallel(report["parallel"], verdicts=False)]
     lines += ["", "Targets (issue 7):"]
     t, met = report["targets"], report["targets_met"]
     rows = report["scenarios"]
@@ -394,6 +458,9 @@ def format_bench(report):
         "speedup_vs_numpy": f"smallest two-contact speed-up {min(r['speedup_vs_numpy'] for r in rows.values() if r['lcp_size'] == 10):.0f}× "
                             f"(≥ {t['speedup_vs_numpy']:.0f}×)",
         "warm_startup_s": f"warm start-up {s['warm_total_s']:.2f} s (≤ {t['warm_startup_s']:.0f} s)",
+        "parallel_speedup": "slowest parallel speed-up " + ", ".join(
+            f"{name} {r['speedup']:.2f}×" for name, r in report["parallel"].items())
+        + f" on {m['cores']} cores (≥ {t['parallel_speedup']}×, issue 14)",
     }
     for key, text in figures.items():
         lines.append(f"- [{'met' if met[key] else 'MISSED'}] {text}")

@@ -270,6 +270,11 @@ def cmd_bench(args):
         print(format_scaling(report))
         if plot_out is not None:
             print(f"wrote {plot_scaling(report, plot_out)}")
+    elif args.parallel:
+        from reach.tools.bench import format_parallel, run_parallel
+
+        report = run_parallel(quick=args.quick)
+        print(format_parallel(report))
     else:
         report = run_bench(quick=args.quick)
         print(format_bench(report))
@@ -385,6 +390,8 @@ def build_parser():
     p.add_argument("--scaling", action="store_true",
                    help="cost per LCP against its size n, planar and spatial, beside QuantEcon's Lemke")
     p.add_argument("--plot", metavar="FILE.png", help="with --scaling: draw µs per LCP against n")
+    p.add_argument("--parallel", action="store_true",
+                   help="only the parallel speed-up: 2^18 samples on one worker and on all, alternating")
     p.set_defaults(func=cmd_bench)
     add_simulate(sub)
     add_through(sub)

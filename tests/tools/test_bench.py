@@ -57,6 +57,11 @@ def test_quick_bench_emits_every_field(quick_report):
         # physics: every sample takes at least one step, every solve at least one pivot
         assert row["lcps_per_sample"] >= 1 and row["pivots_per_lcp"] >= 1, name
         assert 0 < row["parallel_efficiency"] <= 1.5, name
+    for name, row in quick_report["parallel"].items():
+        # the speed-up is the ratio of the two medians; both runs did the same work
+        assert row["speedup"] == pytest.approx(row["wall_1_s"] / row["wall_all_s"]), name
+        assert row["samples"] == 2**14 and row["workers"] >= 1, name
+        assert row["kernel_cpu_1_s"] > 0 and row["kernel_cpu_all_s"] > 0, name
     startup = quick_report["startup"]
     assert startup["warm_import_s"] <= startup["warm_total_s"] <= startup["cold_compile_s"] * 10
 
@@ -75,6 +80,7 @@ def test_format_bench_is_a_table(quick_report):
     for name in scenarios.names():
         assert f"| {name} |" in text
     assert "Targets (issue 7)" in text
+    assert "Parallel speed-up" in text and "slowest parallel speed-up" in text
 
 
 @pytest.mark.parametrize("name", scenarios.names())
