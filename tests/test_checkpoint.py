@@ -39,7 +39,7 @@ def test_sigkill_mid_run_loses_no_finished_chunk(tmp_path):
     a, b = PostImpactSet.load(out), PostImpactSet.load(fresh)
     np.testing.assert_array_equal(a.all_velocities, b.all_velocities)
     np.testing.assert_array_equal(a.kept, b.kept)
-    assert a.metadata["resumed_samples"] >= 2 * 16384
+    assert a.metadata["resumed_samples"] >= sum(c for _, c in a.settings.all_chunks()[:2])  # the two finished
 
 
 def test_atomic_write_interrupted_leaves_the_old_file(tmp_path):

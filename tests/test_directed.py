@@ -85,3 +85,20 @@ def test_summary_and_result_carry_the_estimate():
     c = r.summary()["completeness"]
     assert c["samples"] == 512 and c["closing_speed"] == pytest.approx(closing_speed(s.problem))
     assert 0 <= c["p99_fraction"] <= c["max_fraction"] < 0.02  # a two-contact set is covered at 2^11
+
+
+def test_sparse_parents_are_the_isolated_outcomes():
+    from reach.directed import _sparse_points
+
+    rng = np.random.default_rng(0)
+    dense = rng.normal(scale=0.01, size=(500, 3))  # a tight cluster ...
+    lonely = np.array([[1.0, 0, 0], [0, -1.0, 0], [0, 0, 2.0]])  # ... and three outcomes far from it
+    pts = np.vstack([dense, lonely])
+    index = np.arange(len(pts)) * 2  # global indices need not be positions
+    chosen = _sparse_points(index, pts, 3, np.random.default_rng(1))
+    assert sorted(chosen) == [1000, 1002, 1004]
+    # with many outcomes a subset of them is measured, drawn from the round's generator: same seed, same parents
+    many = rng.normal(size=(20000, 4))
+    a = _sparse_points(np.arange(20000), many, 10, np.random.default_rng(2))
+    b = _sparse_points(np.arange(20000), many.copy(), 10, np.random.default_rng(2))
+    assert len(set(a)) == 10 and np.array_equal(a, b)

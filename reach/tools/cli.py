@@ -252,7 +252,7 @@ def cmd_plot(args):
 def cmd_figures(args):
     from reach.tools.figures import make_figures
 
-    written = make_figures(Path(args.out), quick=args.quick)
+    written = make_figures(Path(args.out), quick=args.quick, paper_only=args.paper_only)
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -382,6 +382,9 @@ def build_parser():
     p = sub.add_parser("figures", help="regenerate the paper's figures and Table 3")
     p.add_argument("--quick", action="store_true", help="small sample counts (CI)")
     p.add_argument("--out", metavar="DIR", default="figures")
+    p.add_argument("--paper-only", action="store_true",
+                   help="only the set-valued impact paper's Figs. 8-14 and Table 3 (not the simulators, "
+                        "time-stepping, through-impacts and design figures)")
     p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")

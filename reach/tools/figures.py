@@ -174,7 +174,7 @@ def _compliant_figure(out, quick, block_result, mirror, written, log):
     _save(fig, out, "fig12-compliant", FIGURE_DPI[quick], written)
 
 
-def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -> list:
+def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=False, log=print) -> list:
     """Regenerate the paper's figures and Table 3 into ``out_dir``; returns the written paths.
 
     Parameters
@@ -188,6 +188,9 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
     names : list of str, optional
         Only these scenarios (default all five); Figs. 8 and 12 are drawn
         only when all are.
+    paper_only : bool
+        Only the Halm-Posa paper's figures (8-14) and Table 3, not the
+        time-stepping, through-impacts, design and simulator figures.
     log : callable
         Progress messages.
     """
@@ -223,6 +226,7 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, log=print) -
         _zeno_figure(out, quick, written, log)
         if block is not None:
             _compliant_figure(out, quick, block[0], block[1], written, log)
+    if set(scenarios.names()) <= set(names) and not paper_only:
         written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log,
                                          dpi=FIGURE_DPI[quick])
         written += make_through_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])

@@ -87,3 +87,16 @@ def test_design_figures(quick_figures):
         assert image.shape[0] > 200 and np.var(image[..., :3]) > 1e-4, stem
     text = (quick_figures / "design.md").read_text(encoding="utf-8")
     assert "the minimiser" in text and "| Disk stack |" in text and "## ramone" in text
+
+
+def test_paper_only_draws_the_paper_figures_and_nothing_else(tmp_path, monkeypatch):
+    import reach.tools.figures as figures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("paper_only drew a figure outside the paper")
+
+    for name in ("make_stepping_figures", "make_through_figures", "make_design_figures", "make_simulator_figures"):
+        monkeypatch.setattr(figures, name, refuse)
+    monkeypatch.setattr(figures, "_compliant_figure", lambda *args: None)  # Fig. 12's sweeps: tested above
+    written = figures.make_figures(tmp_path, quick=True, paper_only=True, log=lambda *a: None)
+    assert {p.name for p in written} >= {f"{stem}.png" for stem in FIGURE_FILES.values()} | {"table3.md"}
