@@ -331,10 +331,12 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         todo_total += sum(c for _, c in todo)
         _run_todo(plan, todo, acc, ckpt, bar, run)
         stored = []  # (first index, quantized caps) of each round's children: 2 bytes per cap
+        # between rounds the local workers are idle: the parent selection may use their cores
+        threads = 1 if backend in ("serial", "dask") else _workers(n_jobs, settings.all_chunks())
         for r, chunks in enumerate(rounds):
             start, count = chunks[0][0], sum(c for _, c in chunks)
             Q = children_caps(problem, settings, r, acc.arrays, start, count,
-                              lambda idx: _caps_of(plan, idx, stored))
+                              lambda idx: _caps_of(plan, idx, stored), threads)
             stored.append((start, Q))
             todo = [(s, c, Q[s - start:s - start + c]) for s, c in chunks if s not in done]
             todo_total += sum(c for _, c, _ in todo)
