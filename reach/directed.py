@@ -24,9 +24,9 @@ not depend on the workers: the same seed gives the same set, bit for bit, for
 any number of workers and backends, and across resume.
 
 Measured against references of 16 times the budget (``reach coverage``): on
-the disk stack at 2^16 samples, 0.90 % of the reference lies farther than 2 %
+the disk stack at 2^16 samples, 0.87 % of the reference lies farther than 2 %
 of ``|vn0|`` from the directed set, against 9.2 % with the paper's uniform
-caps; on the quadruped touchdown at 2^14, 7.0 % against 28 %.
+caps; on the quadruped touchdown at 2^14, 6.9 % against 28 %.
 """
 
 from __future__ import annotations
