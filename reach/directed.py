@@ -124,8 +124,9 @@ def _sparse_points(index, pts, want, rng, threads=1):
     """``want`` kept outcomes (global indices) in the sparsest parts of the set found so far.
 
     Sparsity is the distance to the :data:`SPARSE_NEIGHBOURS`-th nearest
-    neighbour among a random subset of :data:`SPARSE_SUBSET` outcomes (all of
-    them if fewer), in the standardized coordinates, on a grid of 1e-3 so
+    neighbour among every :data:`SPARSE_STRIDE`-th point of a random subset of
+    :data:`SPARSE_SUBSET` outcomes (all of them if fewer), measured for every
+    point of the subset, in the standardized coordinates, on a grid of 1e-3 so
     that rounding noise does not reorder them; ties go to the lower index.
     The neighbour search runs on ``threads`` threads (the same answer for any
     number: the sampler's workers are idle while it runs).
@@ -133,17 +134,12 @@ def _sparse_points(index, pts, want, rng, threads=1):
     if len(index) > SPARSE_SUBSET:
         pick = np.sort(rng.choice(len(index), SPARSE_SUBSET, replace=False))
         index, pts = index[pick], pts[pick]
-    k = min(SPARSE_NEIGHBOURS, len(index) - 1)
+    member = np.arange(len(pts)) % SPARSE_STRIDE == 0  # the neighbours: a small tree, a fraction of the search
+    k = min(SPARSE_NEIGHBOURS, int(member.sum()) - 1)
     if k < 1 or want < 1:
         return index[:0]
-    # neighbours are counted among every SPARSE_STRIDE-th of them (a small tree: the search costs a fraction);
-    # those points find themselves first, and skip it
-    member = np.arange(len(pts)) % SPARSE_STRIDE == 0
-    k = min(k, int(member.sum()) - 1)
-    if k < 1:
-        return index[:0]
     near = cKDTree(pts[member]).query(pts, k + 1, workers=threads)[0]
-    distance = np.round(np.where(member, near[:, k], near[:, k - 1]), 3)
+    distance = np.round(np.where(member, near[:, k], near[:, k - 1]), 3)  # members find themselves first
     order = np.lexsort((index, -distance))
     return index[order[:want]]
 
