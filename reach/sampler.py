@@ -325,14 +325,14 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    workers = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
     todo_total = 0
     try:
         todo = [(s, c) for s, c in first if s not in done]
         todo_total += sum(c for _, c in todo)
         _run_todo(plan, todo, acc, ckpt, bar, run)
         stored = []  # (first index, quantized caps) of each round's children: 2 bytes per cap
-        # between rounds the local workers are idle: the parent selection may use their cores
-        threads = 1 if backend in ("serial", "dask") else _workers(n_jobs, settings.all_chunks())
+        threads = 1 if backend == "dask" else workers  # local workers are idle between rounds: use their cores
         for r, chunks in enumerate(rounds):
             start, count = chunks[0][0], sum(c for _, c in chunks)
             Q = children_caps(problem, settings, r, acc.arrays, start, count,
@@ -345,7 +345,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         if bar is not None:
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
-    timing["workers"] = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
+    timing["workers"] = workers
     timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
     if keep_caps:
@@ -394,11 +394,9 @@ def _caps_of(plan, indices, stored):
 def witness_caps(result, index):
     """What replays sample ``index`` of ``result``: its quantized caps (N, m) uint16, or None if drawn by index.
 
-    A directed child's caps were made from the run's earlier outcomes; the
-    first half of a directed run and every uniform run draw caps from
-    (seed, index) alone.  For a child, the result must come from this
-    session's sampler with ``keep_caps=True`` (the children's caps are not
-    saved in result files).
+    A directed child's caps were made from the run's earlier outcomes; the first part of a directed run and
+    every uniform run draw caps from (seed, index) alone.  For a child, the result must come from this
+    session's sampler with ``keep_caps=True`` (the children's caps are not saved in result files).
     """
     index = int(index)
     if not 0 <= index < len(result.all_velocities):
