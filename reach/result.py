@@ -227,10 +227,17 @@ class PostImpactSet:
         if it stays (``|normal|`` <= tol) with tangential speed above ``tol``, and
         *sticks* otherwise.  The fractions are over the samples, so they
         describe where the sampler put them, not how likely an outcome is:
-        directed sampling (the default) puts half of them at the set's edges.
+        directed sampling (the default) spends three quarters of them in rounds
+        at the set's edges and sparse parts.
         The set has no probabilities; for the paper's uniform-cap fractions use
         ``strategy="uniform", caps="uniform"``.  ``tol`` defaults to 1e-6 of the pre-impact
         contact-velocity scale.
+
+        Times: ``time_per_sample`` and ``time_per_lcp`` are the run's wall clock
+        over all workers (start-up included, as the paper's Table 3 counts it)
+        divided by the samples and the LCP solves; ``kernel_time_per_sample`` is
+        one core's time in the sampling kernels per sample (no start-up, no
+        parallelism), the figure to compare machines and problems by.
         """
         cv = self.contact_velocities()
         scale = float(np.max(np.abs(self.problem.contact_velocities(self.problem.v))))
@@ -250,6 +257,7 @@ class PostImpactSet:
         samples = int(self.all_velocities.shape[0])
         solves = int(self.lcp_solves.sum())
         wall = self.metadata.get("wall_seconds")
+        kernel = self.metadata.get("kernel_seconds")
         return {
             "success": bool(self.success),
             "status": self.status.name,
@@ -261,6 +269,7 @@ class PostImpactSet:
             "lcps_per_sample": solves / max(samples, 1),
             "time_per_sample": None if wall is None or not samples else wall / samples,
             "time_per_lcp": None if wall is None or solves == 0 else wall / solves,
+            "kernel_time_per_sample": None if kernel is None or not samples else kernel / samples,
             "worst_residual": float(self.residual.max(initial=0.0)),
             "tolerance": tol,
             "contacts": contacts,

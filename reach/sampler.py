@@ -37,7 +37,7 @@ from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
-           "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS", "witness_caps", "replay_sample"]
+           "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
@@ -83,6 +83,18 @@ def resolve_choice(problem, solution_choice):
     return "exact" if problem.planar and problem.m <= AUTO_EXACT_CONTACTS else "random"
 
 
+_LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache
+
+
+def _load_kernels(plan, work):
+    """Run one sample untimed, once per process, so that loading the kernels (about 0.5 s) is not sampling time."""
+    if not _LOADED:
+        s, p = plan.settings, plan.problem
+        P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
+        run_samples_kernel(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, s.max_steps + 2), work)
+        _LOADED.append(True)
+
+
 def run_chunk(plan, start, count, caps=None):
     """Run samples ``start .. start + count - 1``; returns a dict of per-sample arrays.
 
@@ -100,6 +112,7 @@ def run_chunk(plan, start, count, caps=None):
     chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
              for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
     paths, lengths = [], []
+    _load_kernels(plan, work)
     t0, c0 = time.perf_counter(), time.process_time()
     for a in range(0, count, block):
         b = min(count, a + block)
@@ -389,38 +402,6 @@ def _caps_of(plan, indices, stored):
     if drawn.any():
         out[drawn] = draw_caps_at(p.m, s.max_steps, indices[drawn], seed=s.seed, sequence=s.sequence, caps=s.caps)
     return out
-
-
-def witness_caps(result, index):
-    """What replays sample ``index`` of ``result``: its quantized caps (N, m) uint16, or None if drawn by index.
-
-    A directed child's caps were made from the run's earlier outcomes; the first part of a directed run and
-    every uniform run draw caps from (seed, index) alone.  For a child, the result must come from this
-    session's sampler with ``keep_caps=True`` (the children's caps are not saved in result files).
-    """
-    index = int(index)
-    if not 0 <= index < len(result.all_velocities):
-        raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
-    first, rounds = result.settings.schedule()
-    if not rounds or index < sum(c for _, c in first):
-        return None
-    if not hasattr(result, "child_caps"):
-        raise ValueError("this result's directed caps were not kept: sample again with the same settings and "
-                         "keep_caps=True to replay it.")
-    for start, Q in result.child_caps:
-        if start <= index < start + len(Q):
-            return Q[index - start].copy()
-    raise ValueError(f"sample {index} has no stored caps.")
-
-
-def replay_sample(problem, settings, index, caps=None):
-    """Run sample ``index`` again, alone: ``(velocity (nv,), kept)``, bit for bit the sampler's.
-
-    ``caps`` is :func:`witness_caps` of that sample (None: drawn from the seed and index).
-    """
-    plan = Plan(problem, settings)
-    chunk = run_chunk(plan, int(index), 1, caps=None if caps is None else np.asarray(caps)[None])
-    return chunk["velocities"][0].copy(), bool(chunk["kept"][0])
 
 
 def _progress_bar(total, initial):

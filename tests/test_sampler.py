@@ -122,6 +122,7 @@ def test_summary_reports_table3_columns(block_set):
     s = result.summary()
     assert 1.0 <= s["lcps_per_sample"] <= 11.0
     assert s["time_per_sample"] > 0 and s["time_per_lcp"] > 0
+    assert s["kernel_time_per_sample"] == result.metadata["kernel_seconds"] / s["samples"] > 0
     for name in ("A", "B"):
         c = s["contacts"][name]
         assert abs(c["lift_off"] + c["slide"] + c["stick"] - 1.0) < 1e-12
@@ -258,7 +259,7 @@ def test_an_empty_set_says_so_and_names_h_and_N():
 
 
 def test_any_sample_replays_alone_bit_for_bit():
-    from reach.sampler import replay_sample, witness_caps
+    from reach.witness import replay_sample, witness_caps
 
     p = hand_rocking_block()
     result = sample_post_impact_set(p, 2 ** 10, 0.3, 10, keep_caps=True, completeness=False)

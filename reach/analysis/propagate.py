@@ -28,7 +28,8 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.analysis.flow import flow, stance_from_velocity
-from reach.sampler import replay_sample, resolve_choice, run_sampling, witness_caps
+from reach.sampler import resolve_choice, run_sampling
+from reach.witness import replay_sample, witness_caps
 
 _UNKNOWN = "unknown"
 #: Stance tolerance (m/s) of the initial state: a touching contact slower than this is in stance.

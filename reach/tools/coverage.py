@@ -11,10 +11,19 @@ For a problem (a scenario, or a problem file), :func:`run_coverage`
 3. measures, per SPEC §7, the fraction of the reference — thinned to one
    outcome per cell of 0.4 % of ``|vn0|`` in contact-velocity coordinates, so that
    dense regions do not dominate — farther than 2 % and 5 % of ``|vn0|`` from the
-   set, and the farthest reference outcome.
+   set, and the farthest reference outcome;
+4. measures the same for an **ideal random spread** (:func:`ideal_gap`): as many
+   outcomes as the budget, drawn uniformly from the reference's own cells.  No
+   sampler whose outcomes fall independently can spread them more evenly over the
+   set than that, so its gap is what a budget can be expected to leave at best;
+   a target below it asks for a larger budget, not a better sampler.
 
 The reference is itself an inner approximation: what no strategy reaches is
-not counted.  The report says so, and gives the reference's size.
+not counted.  The report says so, and gives the reference's size.  The
+reference's directed part is built with the default's own algorithm, so a
+change to the default changes the reference: to compare versions, save a
+reference once (:func:`save_reference`, ``reach coverage --save-reference``)
+and measure every version against it (``--reference``).
 """
 
 from __future__ import annotations
@@ -28,8 +37,8 @@ import numpy as np
 from reach import sample_post_impact_set
 from reach.completeness import CELL, closing_speed, thin_cells
 
-__all__ = ["run_coverage", "build_reference", "gap", "format_coverage", "plot_coverage",
-           "STRATEGIES", "REFERENCE_PARTS"]
+__all__ = ["run_coverage", "build_reference", "gap", "ideal_gap", "save_reference", "load_reference",
+           "format_coverage", "plot_coverage", "STRATEGIES", "REFERENCE_PARTS", "IDEAL"]
 
 #: The strategies measured: name -> sampler options.
 STRATEGIES = {
@@ -60,15 +69,54 @@ def build_reference(problem, h, N, budget, *, factor=16, n_jobs=-1, log=print):
     return union
 
 
-def gap(result, reference_velocities, speed):
-    """Fraction of the (thinned) reference farther than 2 % and 5 % of ``speed`` from ``result``; the farthest."""
-    d = np.atleast_1d(result.distance_to(reference_velocities)) / speed
+#: Name of the ideal-random-spread rows in a report (:func:`ideal_gap`).
+IDEAL = "ideal random spread"
+
+
+def _gap_of(distances, speed):
+    d = np.atleast_1d(distances) / speed
     return {"outside_2pct": float(np.mean(d > 0.02)), "outside_5pct": float(np.mean(d > 0.05)),
             "max_fraction": float(d.max()), "p99_fraction": float(np.quantile(d, 0.99))}
 
 
+def gap(result, reference_velocities, speed):
+    """Fraction of the (thinned) reference farther than 2 % and 5 % of ``speed`` from ``result``; the farthest."""
+    return _gap_of(result.distance_to(reference_velocities), speed)
+
+
+def ideal_gap(problem, cells, n, speed, seed=0):
+    """The gap left by ``n`` outcomes drawn uniformly, without replacement, from the reference's ``cells``.
+
+    The best an independent sampler can do: its outcomes spread over the set as
+    evenly as the set's own measure (one per cell) allows, and each covers at
+    least itself.  Same keys as :func:`gap`; all cells if ``n`` is not smaller.
+    """
+    from scipy.spatial import cKDTree
+
+    pts = problem.contact_velocities(cells).reshape(len(cells), -1)
+    if n >= len(cells):
+        return _gap_of(np.zeros(len(cells)), speed)
+    pick = np.random.default_rng(seed).choice(len(cells), n, replace=False)
+    return _gap_of(cKDTree(pts[pick]).query(pts)[0], speed)
+
+
+def save_reference(problem, cells, samples, path):
+    """Write a thinned reference (``cells`` (k, nv)) with its problem's fingerprint and sample count, as .npz."""
+    np.savez_compressed(path, cells=np.asarray(cells, dtype=float), samples=int(samples),
+                        fingerprint=problem.fingerprint())
+    return Path(path)
+
+
+def load_reference(problem, path):
+    """``(cells, samples)`` of a reference saved by :func:`save_reference`; it must be ``problem``'s."""
+    with np.load(path) as f:
+        if str(f["fingerprint"]) != problem.fingerprint():
+            raise ValueError("it is a reference of another problem (its fingerprint differs).")
+        return np.array(f["cells"]), int(f["samples"])
+
+
 def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions=(1 / 16, 1 / 4, 1),
-                 strategies=None, n_jobs=-1, log=print):
+                 strategies=None, n_jobs=-1, reference=None, save_reference_to=None, log=print):
     """Measure each strategy's coverage at ``budget x fractions`` against a reference of ``factor x budget``.
 
     Returns
@@ -77,17 +125,28 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
         ``label``, ``h``, ``N``, ``budget``, ``reference`` (samples, kept, thinned cells),
         and ``rows``: per strategy and budget the measured gap (``outside_2pct``,
         ``outside_5pct``, ``max_fraction``, ``p99_fraction``) and the set's own
-        completeness estimate (``estimate``), and the seconds it took.
+        completeness estimate (``estimate``), and the seconds it took; then the
+        :data:`IDEAL` rows (:func:`ideal_gap`, no estimate).
+
+    ``reference`` is a saved reference (:func:`save_reference`) to measure
+    against instead of building one; ``save_reference_to`` saves the one built.
     """
     strategies = STRATEGIES if strategies is None else {k: STRATEGIES[k] for k in strategies}
     speed = closing_speed(problem)
     t0 = time.perf_counter()
-    log(f"{label}: reference of {factor} x {budget:,d} samples")
-    ref = build_reference(problem, h, N, budget, factor=factor, n_jobs=n_jobs, log=log)
-    cells = thin_cells(problem, ref.velocities, CELL * speed)
+    if reference is not None:
+        cells, samples = load_reference(problem, reference)
+        log(f"{label}: reference of {samples:,d} samples read from {reference}")
+        source = str(reference)
+    else:
+        log(f"{label}: reference of {factor} x {budget:,d} samples")
+        ref = build_reference(problem, h, N, budget, factor=factor, n_jobs=n_jobs, log=log)
+        cells, samples, source = thin_cells(problem, ref.velocities, CELL * speed), len(ref.kept), "built"
+        if save_reference_to is not None:
+            log(f"  saved to {save_reference(problem, cells, samples, save_reference_to)}")
     report = {"label": label, "h": h, "N": N, "budget": int(budget), "closing_speed": speed,
-              "reference": {"samples": int(len(ref.kept)), "kept": int(len(ref)), "cells": int(len(cells)),
-                            "cell_fraction": CELL, "seconds": time.perf_counter() - t0},
+              "reference": {"samples": int(samples), "cells": int(len(cells)), "cell_fraction": CELL,
+                            "source": source, "seconds": time.perf_counter() - t0},
               "rows": []}
     for name, options in strategies.items():
         for fraction in fractions:
@@ -102,6 +161,13 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
                 f"{row['outside_5pct']:6.2%} > 5 %, farthest {row['max_fraction']:6.2%} "
                 f"(estimate: farthest {row['estimate']['max_fraction']:6.2%}, "
                 f"{row['estimate']['outside_2pct']:6.2%} > 2 %)")
+    for fraction in fractions:
+        n = max(256, int(round(budget * fraction)))
+        row = {"strategy": IDEAL, "samples": n, "seconds": 0.0, **ideal_gap(problem, cells, n, speed),
+               "estimate": None}
+        report["rows"].append(row)
+        log(f"  {IDEAL:>20s} {n:>9,d}: {row['outside_2pct']:7.2%} of the reference > 2 %, "
+            f"{row['outside_5pct']:6.2%} > 5 %, farthest {row['max_fraction']:6.2%}")
     report["seconds"] = time.perf_counter() - t0
     return report
 
@@ -114,10 +180,10 @@ def format_coverage(report):
              "| strategy | samples | reference > 2 % | > 5 % | farthest | estimate: farthest | estimate: > 2 % |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in report["rows"]:
-        e = r["estimate"] or {}
+        e = r["estimate"]
+        estimate = f"{e['max_fraction']:.2%} | {e['outside_2pct']:.2%}" if e else "– | –"
         lines.append(f"| {r['strategy']} | {r['samples']:,d} | {r['outside_2pct']:.2%} | {r['outside_5pct']:.2%} "
-                     f"| {r['max_fraction']:.2%} | {e.get('max_fraction', float('nan')):.2%} "
-                     f"| {e.get('outside_2pct', float('nan')):.2%} |")
+                     f"| {r['max_fraction']:.2%} | {estimate} |")
     return "\n".join(lines)
 
 
@@ -135,6 +201,9 @@ def plot_coverage(reports, path):
             rows = [r for r in report["rows"] if r["strategy"] == name]
             n = [r["samples"] for r in rows]
             line, = ax.plot(n, [100 * r["outside_2pct"] for r in rows], "o-", label=f"{name}: measured")
+            if name == IDEAL:
+                line.set(color="0.35", linestyle=":", marker="s", label=f"{IDEAL} (the best independent sampling)")
+                continue
             ax.plot(n, [100 * (r["estimate"] or {}).get("outside_2pct", np.nan) for r in rows], "x--",
                     color=line.get_color(), label=f"{name}: held-out estimate")
         ax.axhline(1.0, color="0.5", lw=0.8, ls=":")
