@@ -100,6 +100,7 @@ class LemkeWork(NamedTuple):
     eta_inv: np.ndarray  # (n,) 1 / pivot
     x: np.ndarray       # (n,) basic values
     col: np.ndarray     # (n,) entering column
+    ratio: np.ndarray   # (n,) the ratio test's ratios (both forms)
     row_a: np.ndarray   # (n,) scratch rows of B^-1
     row_b: np.ndarray   # (n,)
     nz: np.ndarray      # (n,) int64 nonzeros of a row of B^-1
@@ -111,7 +112,7 @@ def make_work(n):
     """Fresh :class:`LemkeWork` for LCPs of size ``n``."""
     return LemkeWork(np.empty((n + 1, 2 * n + 2)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n),
                      np.empty((n, n)), np.empty(n, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n),
-                     np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty((n, n)),
+                     np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty((n, n)),
                      np.zeros(2, dtype=np.int64))
 
 
@@ -203,36 +204,33 @@ def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
     Candidates have ``sign * T[i, c]`` above the pivot threshold.  Among the
     rows whose ratio ``rhs / a`` ties the minimum, the row of z0 is chosen if
     present; otherwise ties are broken by the lexicographic minimum of the
-    rows of ``B^-1`` divided by ``a``.
+    rows of ``B^-1`` divided by ``a``.  The ratios are computed once, into the
+    spare row ``T[n]`` (free until the pivot buffers its row there).
     """
     rhs = T.shape[1] - 1
     colmax = 0.0
     for i in range(n):
-        a = abs(T[i, c])
-        if a > colmax:
-            colmax = a
+        colmax = max(colmax, abs(T[i, c]))
     threshold = pivot_tol * max(colmax, 1e-300)
+    for i in range(n):
+        a = sign * T[i, c]
+        T[n, i] = T[i, rhs] / a if a > threshold else np.inf
     best = np.inf
     for i in range(n):
-        a = sign * T[i, c]
-        if a > threshold:
-            ratio = T[i, rhs] / a
-            if ratio < best:
-                best = ratio
+        best = min(best, T[n, i])
     if best == np.inf:
         return -1
-    tie = tie_tol * (abs(best) + sigma)
+    limit = best + tie_tol * (abs(best) + sigma)
     chosen = -1
     for i in range(n):
-        a = sign * T[i, c]
-        if a > threshold and T[i, rhs] / a <= best + tie:
+        if T[n, i] <= limit:
             if basis[i] == z0_index:
                 return i
             if chosen < 0:
                 chosen = i
                 continue
             # B^-1 is the tableau's first n columns
-            if lex_smaller(T[i, :n], a, T[chosen, :n], sign * T[chosen, c], tie_tol):
+            if lex_smaller(T[i, :n], sign * T[i, c], T[chosen, :n], sign * T[chosen, c], tie_tol):
                 chosen = i
     return chosen
 

@@ -25,7 +25,7 @@ agree bit for bit, except for a variable that left the basis and re-enters
 (the tableau's column was an exact unit vector when it left).
 
 Kernels only; the work arrays are those of :class:`reach.kernels.lcp.LemkeWork`
-(``etas``, ``eta_row``, ``eta_inv``, ``x``, ``col``, ``row_a``, ``row_b``, ``nz``,
+(``etas``, ``eta_row``, ``eta_inv``, ``x``, ``col``, ``ratio``, ``row_a``, ``row_b``, ``nz``,
 ``binv``, ``meta``: eta count and whether ``binv`` holds a folded inverse).
 """
 
@@ -149,11 +149,9 @@ def _pivot(work, r):
     work.eta_inv[t] = inv
     work.meta[0] = t + 1
     xr = x[r] * inv
-    for i in range(n):
-        if i != r:
-            x[i] -= col[i] * xr
-            if x[i] < 0.0:
-                x[i] = 0.0  # rounding noise below zero (see lcp._clamp_rhs)
+    for i in range(n):  # row r too (branch-free, so the loop vectorizes): it is overwritten below
+        y = x[i] - col[i] * xr
+        x[i] = 0.0 if y < 0.0 else y  # clears rounding noise below zero (see lcp._clamp_rhs); NaN stays
     x[r] = xr if xr > 0.0 else 0.0
 
 
@@ -177,26 +175,31 @@ def lex_smaller(yi, a, yc, ac, tie_tol):
 
 @nb.njit(cache=True, inline="always")
 def _ratio_test(work, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
-    """The row leaving for the entering column ``work.col`` (or -1: a ray); as the tableau's ratio test."""
-    col, x = work.col, work.x
+    """The row leaving for the entering column ``work.col`` (or -1: a ray); as the tableau's ratio test.
+
+    Each candidate's ratio is computed once, into ``work.ratio`` (infinite
+    for rows that are not candidates): one division a row, in a loop that
+    vectorizes, instead of two in branches (12 % of a quadruped solve).
+    """
+    col, x, ratio = work.col, work.x, work.ratio
     n = x.shape[0]
     colmax = 0.0
     for i in range(n):
         colmax = max(colmax, abs(col[i]))
     threshold = pivot_tol * max(colmax, 1e-300)
-    best = np.inf
     for i in range(n):
         a = sign * col[i]
-        if a > threshold:
-            best = min(best, x[i] / a)
+        ratio[i] = x[i] / a if a > threshold else np.inf
+    best = np.inf
+    for i in range(n):
+        best = min(best, ratio[i])
     if best == np.inf:
         return -1
-    tie = tie_tol * (abs(best) + sigma)
+    limit = best + tie_tol * (abs(best) + sigma)
     chosen = -1
     have_row = False  # work.row_b holds row ``chosen`` of B^-1 (computed on the first tie only)
     for i in range(n):
-        a = sign * col[i]
-        if a > threshold and x[i] / a <= best + tie:
+        if ratio[i] <= limit:
             if basis[i] == z0_index:
                 return i
             if chosen < 0:
@@ -206,7 +209,7 @@ def _ratio_test(work, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
                 btran(work, chosen, work.row_b)
                 have_row = True
             btran(work, i, work.row_a)
-            if lex_smaller(work.row_a, a, work.row_b, sign * col[chosen], tie_tol):
+            if lex_smaller(work.row_a, sign * col[i], work.row_b, sign * col[chosen], tie_tol):
                 chosen = i
                 work.row_b[:] = work.row_a
     return chosen
