@@ -35,7 +35,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from reach.kernels.routh import SAMPLE_FIELDS
-from reach.kernels.select import kth_largest_rows
+from reach.kernels.select import grid_projections, grid_squares, kth_largest_rows
 
 __all__ = ["FIRST", "ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "SPARSE_NEIGHBOURS", "SPARSE_SUBSET",
            "SPARSE_STRIDE", "QUANT", "schedule", "children_caps"]
@@ -65,6 +65,9 @@ SPARSE_NEIGHBOURS = 2
 SPARSE_SUBSET = 8192
 #: ... against every SPARSE_STRIDE-th of them.
 SPARSE_STRIDE = 4
+#: Parents are chosen on scores counted in cells of 1 / GRID of the standardized coordinates (rounding noise
+#: in the outcomes, such as a change of units brings, does not reorder them).
+GRID = 1000.0
 #: Children's caps are stored and run as multiples of 1 / QUANT.
 QUANT = 65535
 #: Budgets below this are spent as the paper does (no rounds).
@@ -101,15 +104,15 @@ def _parents(problem, velocities, kept, count, rng, threads=1):
 def _support_points(index, pts, directions, count):
     """The kept outcomes (global indices) that reach farthest along each direction, a few per direction."""
     # support points lie on the outer shell: keep the outer tenth by (grid-rounded) distance from the mean
-    radius = np.round(np.einsum("ij,ij->i", pts, pts), 3)
+    radius = grid_squares(pts, GRID)
     if len(radius) > 10 * DIRECTIONS * count // (DIRECTIONS * 8) + 1000:
         shell = np.flatnonzero(radius >= np.partition(radius, int(0.9 * len(radius)))[int(0.9 * len(radius))])
         index, pts = index[shell], pts[shell]
-    # scores on a grid of 1e-3 (the points are standardized): rounding noise in the outcomes (1e-7 here
+    # scores on a grid of 1 / GRID (the points are standardized): rounding noise in the outcomes (1e-7 here
     # at most), such as a change of units brings, does not reorder them; exact ties go to the lower index.
-    # (DIRECTIONS, n), rows contiguous; einsum, not BLAS: BLAS threads left spinning in this process take CPU
+    # (DIRECTIONS, n), rows contiguous; a kernel, not BLAS: BLAS threads left spinning in this process take CPU
     # from the workers of the next round (measured on two cores)
-    score = np.round(np.einsum("kd,id->ki", directions.T, pts), 3)
+    score = grid_projections(np.ascontiguousarray(directions.T), pts, GRID)
     top = max(1, min(len(index), count // (DIRECTIONS * 8)))
     kth = kth_largest_rows(score, top)
     chosen = []
