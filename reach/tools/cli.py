@@ -273,6 +273,15 @@ def cmd_bench(args):
         print(format_scaling(report))
         if plot_out is not None:
             print(f"wrote {plot_scaling(report, plot_out)}")
+    elif args.simulators:
+        from reach.tools.bench_simulators import format_set_vs_simulation, set_vs_simulation
+
+        import importlib.util
+
+        if importlib.util.find_spec("mujoco") is None:
+            raise UsageError("reach: --simulators needs MuJoCo: pip install 'reach[mujoco]'")
+        report = set_vs_simulation(repeats=1 if args.quick else 3)
+        print(format_set_vs_simulation(report))
     elif args.parallel:
         from reach.tools.bench import format_parallel, run_parallel
 
@@ -409,6 +418,8 @@ def build_parser():
     p.add_argument("--plot", metavar="FILE.png", help="with --scaling: draw µs per LCP against n")
     p.add_argument("--parallel", action="store_true",
                    help="only the parallel speed-up: 2^18 samples on one worker and on all, alternating")
+    p.add_argument("--simulators", action="store_true",
+                   help="a 2^14-sample set against one stiff MuJoCo simulation of the same impact (planar, 3-D)")
     p.set_defaults(func=cmd_bench)
     add_simulate(sub)
     add_through(sub)

@@ -90,3 +90,18 @@ def test_jitted_and_numpy_solvers_return_the_same_velocities(name):
     assert agreement["status_agree"]
     assert agreement["jit_solved"] == agreement["numpy_solved"] >= 140
     assert agreement["max_rel_diff"] <= 1e-9
+
+
+def test_set_against_one_simulation_reports_both_and_the_verdicts():
+    pytest.importorskip("mujoco")
+    from reach.tools.bench_simulators import SET_TARGETS, format_set_vs_simulation, set_vs_simulation
+
+    report = set_vs_simulation(repeats=1, samples=512)
+    assert set(report) == set(SET_TARGETS)
+    for kind, r in report.items():
+        assert r["simulation_ended"] and r["simulation_steps"] > 10  # the impact ran to its end
+        assert r["set_samples"] == 512 and 0 < r["set_kept"] <= 512
+        assert r["set_over_simulation"] == pytest.approx(r["set_cpu_s"] / r["simulation_cpu_s"])
+        assert all(math.isfinite(v) and v >= 0 for _, v in _numbers(r))
+    text = format_set_vs_simulation(report)
+    assert text.count("\n- [") == 2 and text.count("issue 14") == 2
