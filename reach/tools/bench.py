@@ -27,6 +27,7 @@ a test: the targets (:data:`TARGETS`) are reported as met or missed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -356,6 +357,10 @@ def run_bench(quick=False):
         row["samples_per_s_all"] = rate_all
         row["parallel_efficiency"] = rate_all / (cores * row["samples_per_s_1core"])
     report["parallel"] = run_parallel(quick)
+    if importlib.util.find_spec("mujoco") is not None:  # the [mujoco] extra
+        from reach.tools.bench_simulators import set_vs_simulation
+
+        report["simulators"] = set_vs_simulation(repeats=1 if quick else 3, samples=2**12 if quick else 2**14)
     report["choice"] = {name: choice_cost(scenarios.get(name), cfg["samples"] // 4, repeats=cfg["passes"])
                         for name in scenarios.names() if resolve_choice(scenarios.get(name).problem, "auto") == "exact"}
     _subprocess(1)  # make sure the normal cache is filled
@@ -444,6 +449,11 @@ def format_bench(report):
     if "parallel" in report:
         lines += ["", "Parallel speed-up (default sampler, alternating runs, medians):", "",
                   format_parallel(report["parallel"], verdicts=False)]
+    if "simulators" in report:
+        from reach.tools.bench_simulators import format_set_vs_simulation
+
+        lines += ["", "A set against one stiff MuJoCo simulation of the same impact (CPU, alternating, medians):",
+                  "", format_set_vs_simulation(report["simulators"])]
     lines += ["", "Targets (issue 7):"]
     t, met = report["targets"], report["targets_met"]
     rows = report["scenarios"]
