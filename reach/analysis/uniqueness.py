@@ -5,8 +5,14 @@ fails for the compass gait and RAMone: one cap ``lambda_max`` admits several
 distinct v', and a solver that always returns the same one biases the set.
 :func:`step_uniqueness` measures, along sampled trajectories, the fraction of
 steps whose LCP has several distinct v' (by enumerating complementary bases,
-so for small LCPs only), and how many of those distinct v' the sampler's
-randomised covering vectors reach.
+or, on planar problems of up to six contacts, by contact modes), and how many of those
+distinct v' the sampler's randomised covering vectors reach.
+
+Random covering vectors cannot reach them all.  Lemke's path from its
+primary ray ends at a solution of index +1; the step's solutions are the
+zeros of a piecewise-linear map of degree 1 (:mod:`reach.kernels.modes`), so
+a non-degenerate step with ``k`` solutions has ``(k - 1) / 2`` of index -1,
+out of reach of every covering vector.  ``unreached_fraction`` measures it.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import time
 
 import numpy as np
 
-from reach.kernels.routh import StepOptions
+from reach.kernels.modes import MAX_CERTIFIED_CONTACTS, mode_step
+from reach.kernels.routh import StepOptions, make_step_work
 from reach.lcp import all_solutions
 from reach.sampler import draw_caps
 from reach.step import kernel_data, routh_step
@@ -42,6 +49,19 @@ def distinct_step_velocities(problem, v, lambda_max, *, rtol=1e-7):
     return np.array(unique).reshape(-1, problem.nv)
 
 
+def _by_modes(problem):
+    return problem.planar and problem.m <= MAX_CERTIFIED_CONTACTS
+
+
+def _distinct(problem, data, work, v, lam):
+    """The step's distinct v': by contact modes where the problem allows it, else by basis enumeration."""
+    if not _by_modes(problem):
+        return distinct_step_velocities(problem, v, lam)
+    count = mode_step(data, np.ascontiguousarray(v, dtype=float), np.asarray(lam, dtype=float) * problem.mass_scale,
+                      0, 0, 0, work, np.empty(problem.nv))
+    return work.distinct[:count].copy()
+
+
 def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=0):
     """Fraction of Routh steps with several distinct v', along sampled trajectories.
 
@@ -55,18 +75,21 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
     dict
         ``steps``, ``nonunique_fraction``, ``mean_distinct`` (over non-unique
         steps), ``random_coverage`` (mean fraction of a non-unique step's
-        distinct v' reached by the random coverings), and timing per step of
-        enumeration versus one Lemke solve (``enumeration_seconds``,
-        ``lemke_seconds``).
+        distinct v' reached by the random coverings), ``unreached_fraction``
+        (of all distinct v' of the non-unique steps, those no covering
+        reached), and timing per step of enumeration versus one Lemke solve
+        (``enumeration_seconds``, ``lemke_seconds``).
     """
-    if problem.lcp_size > 22:
-        raise ValueError(f"`problem` is too large to enumerate its step LCP (n = {problem.lcp_size} > 22).")
+    if problem.lcp_size > 22 and not _by_modes(problem):
+        raise ValueError(f"`problem` is too large to enumerate its step LCP (n = {problem.lcp_size} > 22, "
+                         f"and not planar with at most {MAX_CERTIFIED_CONTACTS} contacts).")
     data = kernel_data(problem)
+    work = make_step_work(problem.lcp_size, problem.m, problem.nv)
     rng = np.random.default_rng(seed)
     P = draw_caps(problem.m, max_steps, 0, n_samples, seed=seed)
     scale = float(np.max(np.abs(problem.contact_velocities(problem.v))))
     steps = nonunique = 0
-    distinct_counts, coverage = [], []
+    distinct_counts, coverage, unreached = [], [], 0
     t_enum = t_lemke = 0.0
     for s in range(n_samples):
         v = problem.v.copy()
@@ -75,7 +98,7 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
                 break
             lam = h * P[s, k]
             t0 = time.perf_counter()
-            V = distinct_step_velocities(problem, v, lam)
+            V = _distinct(problem, data, work, v, lam)
             t1 = time.perf_counter()
             v_next, *_ = routh_step(problem, v, lam, data=data)
             t2 = time.perf_counter()
@@ -93,12 +116,14 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
                         gaps = np.max(np.abs(problem.contact_velocities(V) - problem.contact_velocities(vr)), axis=(1, 2))
                         reached[np.argmin(gaps)] |= gaps.min() <= 1e-6 * scale
                 coverage.append(reached.mean())
+                unreached += int(np.count_nonzero(~reached))
             v = v_next
     return {
         "steps": steps,
         "nonunique_fraction": nonunique / max(steps, 1),
         "mean_distinct": float(np.mean(distinct_counts)) if distinct_counts else 1.0,
         "random_coverage": float(np.mean(coverage)) if coverage else 1.0,
+        "unreached_fraction": unreached / max(sum(distinct_counts), 1),
         "enumeration_seconds": t_enum / max(steps, 1),
         "lemke_seconds": t_lemke / max(steps, 1),
     }

@@ -32,7 +32,7 @@ def test_distinct_velocities_all_dissipate():
 
 def test_too_large_to_enumerate():
     from helpers import random_problem
-    p = random_problem(np.random.default_rng(0), m=5, nv=8)
+    p = random_problem(np.random.default_rng(0), m=5, nv=8, planar=False)
     with pytest.raises(ValueError, match="too large to enumerate"):
         step_uniqueness(p, 1.0, 3, n_samples=2)
 
@@ -70,3 +70,22 @@ def test_enumerate_choice_refuses_large_problems():
     p = random_problem(np.random.default_rng(1), m=3, nv=6)
     with pytest.raises(ValueError, match="needs a step LCP of size <= 14"):
         sample_post_impact_set(p, 10, 1.0, 3, solution_choice="enumerate")
+
+
+def test_random_coverings_never_reach_the_solutions_of_index_minus_one():
+    """Planar steps of four contacts, enumerated by modes: Lemke's paths end at index +1 solutions only.
+
+    A non-degenerate step with k solutions has (k - 1) / 2 of index -1 (the
+    step's map has degree 1), which no covering vector reaches.
+    """
+    from helpers import random_problem
+
+    rng = np.random.default_rng(104)
+    reports = []
+    for _ in range(12):
+        p = random_problem(rng, m=4, nv=5, planar=True, mu=10.0 ** rng.uniform(0, 1.5, size=4))
+        reports.append(step_uniqueness(p, 1.5 * np.abs(p.Jn @ p.v).max(), 3, n_samples=4, coverings=48, seed=1))
+    nonunique = [r for r in reports if r["nonunique_fraction"] > 0]
+    assert len(nonunique) >= 4
+    assert sum(r["unreached_fraction"] > 0 for r in nonunique) >= 4  # solutions no covering vector reaches
+    assert all(r["unreached_fraction"] < 0.5 for r in nonunique)  # fewer than half: (k - 1) / 2 of k, at most
