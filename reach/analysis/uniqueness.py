@@ -53,10 +53,20 @@ def _by_modes(problem):
     return problem.planar and problem.m <= MAX_CERTIFIED_CONTACTS
 
 
-def _distinct(problem, data, work, v, lam):
-    """The step's distinct v': by contact modes where the problem allows it, else by basis enumeration."""
-    if not _by_modes(problem):
+def _method(problem):
+    """How a step's distinct v' are found: ``"modes"``, ``"bases"`` (n <= 22), else ``"walk"`` (a lower bound)."""
+    return "modes" if _by_modes(problem) else ("bases" if problem.lcp_size <= 22 else "walk")
+
+
+def _distinct(problem, data, work, v, lam, seed):
+    """The step's distinct v': by contact modes or basis enumeration where possible, else by the walk."""
+    method = _method(problem)
+    if method == "bases":
         return distinct_step_velocities(problem, v, lam)
+    if method == "walk":
+        from reach.analysis.walk import walk_solutions
+
+        return walk_solutions(problem, v, lam, seed=seed)
     count = mode_step(data, np.ascontiguousarray(v, dtype=float), np.asarray(lam, dtype=float) * problem.mass_scale,
                       0, 0, 0, work, np.empty(problem.nv))
     return work.distinct[:count].copy()
@@ -66,7 +76,10 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
     """Fraction of Routh steps with several distinct v', along sampled trajectories.
 
     Trajectories follow Algorithm 1 with Sobol caps and the covering vector of
-    ones.  At every step the LCP is enumerated; for non-unique steps,
+    ones.  At every step the LCP's distinct v' are found (``method``): by
+    contact modes (planar, up to six contacts), by complementary bases (n <=
+    22), or else by :func:`reach.analysis.walk.walk_solutions` — a search, so
+    the fractions are then lower bounds.  For non-unique steps,
     ``coverings`` Lemke solves with random covering vectors (as the sampler
     draws them) count how many of the distinct v' they reach.
 
@@ -80,9 +93,6 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
         reached), and timing per step of enumeration versus one Lemke solve
         (``enumeration_seconds``, ``lemke_seconds``).
     """
-    if problem.lcp_size > 22 and not _by_modes(problem):
-        raise ValueError(f"`problem` is too large to enumerate its step LCP (n = {problem.lcp_size} > 22, "
-                         f"and not planar with at most {MAX_CERTIFIED_CONTACTS} contacts).")
     data = kernel_data(problem)
     work = make_step_work(problem.lcp_size, problem.m, problem.nv)
     rng = np.random.default_rng(seed)
@@ -98,7 +108,7 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
                 break
             lam = h * P[s, k]
             t0 = time.perf_counter()
-            V = _distinct(problem, data, work, v, lam)
+            V = _distinct(problem, data, work, v, lam, seed + steps)
             t1 = time.perf_counter()
             v_next, *_ = routh_step(problem, v, lam, data=data)
             t2 = time.perf_counter()
@@ -122,6 +132,7 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
         "steps": steps,
         "nonunique_fraction": nonunique / max(steps, 1),
         "mean_distinct": float(np.mean(distinct_counts)) if distinct_counts else 1.0,
+        "method": _method(problem),
         "random_coverage": float(np.mean(coverage)) if coverage else 1.0,
         "unreached_fraction": unreached / max(sum(distinct_counts), 1),
         "enumeration_seconds": t_enum / max(steps, 1),

@@ -30,11 +30,11 @@ def test_distinct_velocities_all_dissipate():
     assert np.all(p.kinetic_energy(V) <= p.kinetic_energy(p.v) * (1 + 1e-12))
 
 
-def test_too_large_to_enumerate():
+def test_spatial_steps_are_searched_by_the_walk():
     from helpers import random_problem
     p = random_problem(np.random.default_rng(0), m=5, nv=8, planar=False)
-    with pytest.raises(ValueError, match="too large to enumerate"):
-        step_uniqueness(p, 1.0, 3, n_samples=2)
+    report = step_uniqueness(p, 1.0, 3, n_samples=2, coverings=4)
+    assert report["method"] == "walk" and report["steps"] >= 2
 
 
 def test_enumerate_choice_matches_random_where_steps_are_unique():
