@@ -109,7 +109,14 @@ def save_reference(problem, cells, samples, path):
 
 def load_reference(problem, path):
     """``(cells, samples)`` of a reference saved by :func:`save_reference`; it must be ``problem``'s."""
-    with np.load(path) as f:
+    try:
+        f = np.load(path)
+        if not hasattr(f, "files") or not {"cells", "samples", "fingerprint"} <= set(f.files):
+            raise ValueError
+    except ValueError:
+        raise ValueError("not a reference saved by `reach coverage --save-reference` (.npz with its cells, "
+                         "samples and the problem's fingerprint).") from None
+    with f:
         if str(f["fingerprint"]) != problem.fingerprint():
             raise ValueError("it is a reference of another problem (its fingerprint differs).")
         return np.array(f["cells"]), int(f["samples"])

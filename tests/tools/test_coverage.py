@@ -55,6 +55,11 @@ def test_saved_reference_round_trips_and_belongs_to_its_problem(block, block_set
     other = scenarios.get("box-wall").problem
     with pytest.raises(ValueError, match="another problem"):
         load_reference(other, path)
+    (tmp_path / "junk.npz").write_text("junk")
+    np.save(tmp_path / "array.npy", cells)
+    for wrong in ("junk.npz", "array.npy"):
+        with pytest.raises(ValueError, match="not a reference"):
+            load_reference(p, tmp_path / wrong)
 
 
 def test_run_coverage_against_a_saved_reference_adds_the_ideal_rows(block, tmp_path):
