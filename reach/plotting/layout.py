@@ -104,7 +104,8 @@ def _summary_text(scenario, result, mirror, regions):
     lines = [f"{samples} samples (h = {result.settings.h:g}, N = {result.settings.max_steps}),",
              f"{s['kept']:,d} in the set" + (" (drawn with their mirror images)" if mirror is not None else ""),
              f"{s['lcps_per_sample']:.2f} LCPs per sample"
-             + (f", {s['time_per_sample'] * 1e6:.1f} µs per sample" if s["time_per_sample"] else ""),
+             + (f", {s['kernel_time_per_sample'] * 1e6:.1f} µs per sample (one core)"
+                if s.get("kernel_time_per_sample") else ""),
              "outcomes per contact (lift-off / slide / stick):"]
     for name, c in s["contacts"].items():
         lines.append(f"   {name}: {c['lift_off']:6.1%} / {c['slide']:6.1%} / {c['stick']:6.1%}")
