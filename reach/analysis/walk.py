@@ -18,16 +18,18 @@ step's distinct v', and on planar problems (where contact modes enumerate
 every solution) the tests compare the two.  Its use is to measure
 non-uniqueness where nothing enumerates: spatial problems.
 
-Dense NumPy tableau on the equilibrated matrix (the kernels' data), with the
-same lexicographic ratio test as :mod:`reach.kernels.lcp`; every solution
-is recomputed from its basis by a dense solve and verified against the
-original data and Theorem 7 before it counts.
+The paths are the solver's own: :func:`reach.kernels.lcp.lemke_kernel` for
+the first, :func:`reach.kernels.lcp.follow_path` for each hop, on the
+equilibrated matrix (the kernels' data).  Every solution is recomputed from
+its basis by a dense solve and verified against the original data and
+Theorem 7 before it counts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from reach.kernels.lcp import DEFAULT_OPTIONS, follow_path, lemke_kernel
 from reach.kernels.routh import StepOptions
 from reach.lcp import VERIFY_TOL, lcp_residual
 from reach.step import kernel_data
@@ -38,68 +40,33 @@ __all__ = ["walk_solutions", "WALK_HOPS"]
 WALK_HOPS = 32
 #: Spread of the random covering vectors, as the sampler draws them.
 COVERING_RATIO = StepOptions._field_defaults["covering_ratio"]
-_PIVOT_TOL = 1e-11
-_TIE_TOL = 1e-8
 
 
-def _pivot(T, r, c):
-    T[r] /= T[r, c]
-    f = T[:, c].copy()
-    f[r] = 0.0
-    T -= np.outer(f, T[r])
-    T[:, c] = 0.0
-    T[r, c] = 1.0
+def _solution(T, Ms, qs, basis):
+    """The basis's solution of the scaled LCP: re-solved densely from the data, or read off ``T`` if z0 is basic.
 
-
-def _leaving(T, n, c, basis, z0, sigma):
-    """Lexicographic minimum-ratio row for entering column ``c`` (z0's row on a tie), or -1: a ray."""
-    col, rhs = T[:n, c], T[:n, -1]
-    cand = np.flatnonzero(col > _PIVOT_TOL * max(np.abs(col).max(), 1e-300))
-    if len(cand) == 0:
-        return -1
-    ratio = rhs[cand] / col[cand]
-    best = ratio.min()
-    tie = cand[ratio <= best + _TIE_TOL * (abs(best) + sigma)]
-    z0_rows = [i for i in tie if basis[i] == z0]
-    if z0_rows:
-        return z0_rows[0]
-    rows = T[tie, :n] / col[tie, None]  # rows of B^-1 over the pivots: lexicographic minimum
-    return int(tie[np.lexsort(rows.T[::-1])[0]])
-
-
-def _follow(T, basis, entering, n, sigma, max_pivots):
-    """Follow the path from the entering variable until z0 leaves (a solution: True) or a ray / the limit."""
-    z0 = 2 * n
-    for _ in range(max_pivots):
-        r = _leaving(T, n, entering, basis, z0, sigma)
-        if r < 0:
-            return False
-        _pivot(T, r, entering)
-        np.maximum(T[:n, -1], 0.0, out=T[:n, -1])  # rounding noise below zero, as the kernels clear it
-        leaving, basis[r] = basis[r], entering
-        if leaving == z0:
-            return True
-        entering = leaving + n if leaving < n else leaving - n
-    return False
-
-
-def _solution(Ms, qs, basis, n):
-    """The basis's solution of the scaled LCP, recomputed by a dense solve; None if singular."""
+    z0 stays basic, at zero, where the path ended on a degenerate exit (a
+    solution as it stands).  None if the basis matrix is singular.
+    """
+    n = len(basis)
+    z = np.zeros(n)
+    if np.any(basis == 2 * n):
+        for i, b in enumerate(basis):
+            if n <= b < 2 * n:
+                z[b - n] = T[i, -1]
+        return z
     B = np.zeros((n, n))
     for j, b in enumerate(basis):
         if b < n:
             B[b, j] = 1.0
-        elif b < 2 * n:
-            B[:, j] = -Ms[:, b - n]
         else:
-            return None  # z0 still basic
+            B[:, j] = -Ms[:, b - n]
     try:
         x = np.linalg.solve(B, qs)
     except np.linalg.LinAlgError:
         return None
-    z = np.zeros(n)
     for j, b in enumerate(basis):
-        if n <= b < 2 * n:
+        if b >= n:
             z[b - n] = max(x[j], 0.0)
     return z
 
@@ -145,8 +112,8 @@ def walk_solutions(problem, v, lambda_max, *, hops=WALK_HOPS, seed=0, max_pivots
     def cover():
         return np.exp(np.log(COVERING_RATIO) * rng.uniform(-1.0, 1.0, n))
 
-    def velocity(basis):
-        zs = _solution(lcp.Ms, qs, basis, n)
+    def velocity(T, basis):
+        zs = _solution(T, lcp.Ms, qs, basis)
         if zs is None:
             return None
         z = lcp.col_scale * zs
@@ -159,31 +126,23 @@ def walk_solutions(problem, v, lambda_max, *, hops=WALK_HOPS, seed=0, max_pivots
 
     if sigma == 0.0:  # no impulse: v itself is the only answer
         return v[None, :].copy()
-    T = np.hstack([np.eye(n), -lcp.Ms, -cover()[:, None], qs[:, None]])
-    basis = list(range(n))
-    r = int(np.argmin(qs / -T[:n, 2 * n]))  # z0 enters; the row of the most negative q_i / d_i leaves
-    _pivot(T, r, 2 * n)
-    np.maximum(T[:n, -1], 0.0, out=T[:n, -1])
-    entering, basis[r] = r + n, 2 * n
-    if not _follow(T, basis, entering, n, sigma, max_pivots):
-        return np.zeros((0, problem.nv))
-    found, tableaux = [], []
-    v_first = velocity(basis)
+    opts = DEFAULT_OPTIONS._replace(max_pivots=max_pivots)
+    T, basis = np.empty((n + 1, 2 * n + 2)), np.empty(n, dtype=np.int64)
+    status, _ = lemke_kernel(lcp.Ms, qs, cover(), opts, T, basis, np.empty(n))
+    v_first = velocity(T, basis) if status == 0 else None
     if v_first is None:
         return np.zeros((0, problem.nv))
-    found.append(v_first)
-    tableaux.append((T, list(basis)))
+    found, tableaux = [v_first], [(T, basis)]
     for _ in range(hops):
         T0, basis0 = tableaux[rng.integers(len(tableaux))]
-        T, basis = T0.copy(), list(basis0)
+        T, basis = T0.copy(), basis0.copy()
         T[:n, 2 * n] = T[:n, :n] @ -cover()  # z0's column for a new covering vector, in this basis
-        if not _follow(T, basis, 2 * n, n, sigma, max_pivots):
-            continue
-        v_next = velocity(basis)
+        status, _ = follow_path(T, basis, 2 * n, sigma, opts, max_pivots)
+        v_next = velocity(T, basis) if status == 0 else None
         if v_next is None:
             continue
         cv = problem.contact_velocities(v_next)
         if all(np.max(np.abs(cv - problem.contact_velocities(u))) > 1e-7 * scale for u in found):
             found.append(v_next)
-            tableaux.append((T, list(basis)))
+            tableaux.append((T, basis))
     return np.array(found)

@@ -42,7 +42,7 @@ from reach.kernels.revised import lex_smaller, revised_lemke_kernel, revised_ref
 from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
 __all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "SOLVED", "RAY", "PIVOT_LIMIT",
-           "NUMERICAL", "TABLEAU", "REVISED", "AUTO", "REVISED_MIN_N", "equilibrate", "lemke_kernel", "solve_scaled", "make_work", "scale_lcp"]
+           "NUMERICAL", "TABLEAU", "REVISED", "AUTO", "REVISED_MIN_N", "equilibrate", "lemke_kernel", "follow_path", "solve_scaled", "make_work", "scale_lcp"]
 
 #: Status: a verified solution.
 SOLVED = 0
@@ -235,13 +235,60 @@ def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
     return chosen
 
 
+@nb.njit(cache=True, inline="always")
+def follow_path(T, basis, entering, sigma, opts, max_pivots):
+    """Follow Lemke's path on tableau ``T`` from the ``entering`` variable; returns (status, pivots).
+
+    Status 0: z0 left the basis, or is basic at zero and cannot pivot (the
+    point is a solution as it stands); 1: a ray; 2: ``max_pivots`` pivots.
+    :func:`lemke_kernel` calls it after z0's first pivot;
+    :mod:`reach.analysis.walk` calls it with z0 entering at a solution, to
+    walk on to another.  ``T`` and ``basis`` are updated in place (rows
+    ``0..n-1``; row ``n`` is the pivots' buffer).
+    """
+    n = basis.shape[0]
+    z0 = 2 * n
+    rhs = 2 * n + 1
+    zero = opts.zero_tol * sigma
+    pivots = 0
+    while pivots < max_pivots:
+        r = _ratio_test(T, n, entering, 1.0, basis, z0, sigma, opts.pivot_tol, opts.tie_tol)
+        if r < 0 or T[r, rhs] > zero:
+            # Degenerate exit: when z0 is basic at value zero the current point is already
+            # complementary; pivot z0 out on an entry of either sign (the entering variable
+            # enters at zero, every basic value is unchanged).  This avoids false rays of
+            # copositive (not copositive-plus) matrices such as the Routh-step W.
+            for i in range(n):
+                if basis[i] == z0 and T[i, rhs] <= zero:
+                    colmax = 0.0
+                    for k in range(n):
+                        colmax = max(colmax, abs(T[k, entering]))
+                    if abs(T[i, entering]) > opts.pivot_tol * colmax:
+                        r = i
+                    elif r < 0:
+                        r = -2  # z0 is zero but cannot pivot: the point is a solution as it stands
+                    break
+        if r == -2:
+            return 0, pivots
+        if r < 0:
+            return 1, pivots
+        _pivot(T, r, entering, n)
+        _clamp_rhs(T, n)
+        pivots += 1
+        leaving = basis[r]
+        basis[r] = entering
+        if leaving == z0:
+            return 0, pivots
+        entering = leaving + n if leaving < n else leaving - n
+    return 2, pivots
+
+
 @nb.njit(cache=True)
 def lemke_kernel(Ms, qs, d, opts, T, basis, z):
     """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``; no allocation.
 
-    It is one kernel on purpose: the pivot loop and its degenerate exit share
-    the tableau state, and splitting them would pass that state back and forth
-    on every pivot.
+    The path after z0's first pivot is :func:`follow_path` (inlined: the
+    pivot loop and its degenerate exit share the tableau state).
 
     Parameters
     ----------
@@ -288,41 +335,8 @@ def lemke_kernel(Ms, qs, d, opts, T, basis, z):
     leaving = basis[r]
     basis[r] = z0
     entering = leaving + n  # complement of w_r is z_r
-    pivots = 1
-    status = 2
-    zero = opts.zero_tol * sigma
-    while pivots < opts.max_pivots:
-        r = _ratio_test(T, n, entering, 1.0, basis, z0, sigma, opts.pivot_tol, opts.tie_tol)
-        if r < 0 or T[r, rhs] > zero:
-            # Degenerate exit: when z0 is basic at value zero the current point is already
-            # complementary; pivot z0 out on an entry of either sign (the entering variable
-            # enters at zero, every basic value is unchanged).  This avoids false rays of
-            # copositive (not copositive-plus) matrices such as the Routh-step W.
-            for i in range(n):
-                if basis[i] == z0 and T[i, rhs] <= zero:
-                    colmax = 0.0
-                    for k in range(n):
-                        colmax = max(colmax, abs(T[k, entering]))
-                    if abs(T[i, entering]) > opts.pivot_tol * colmax:
-                        r = i
-                    elif r < 0:
-                        r = -2  # z0 is zero but cannot pivot: the point is a solution as it stands
-                    break
-        if r == -2:
-            status = 0
-            break
-        if r < 0:
-            status = 1
-            break
-        _pivot(T, r, entering, n)
-        _clamp_rhs(T, n)
-        pivots += 1
-        leaving = basis[r]
-        basis[r] = entering
-        if leaving == z0:
-            status = 0
-            break
-        entering = leaving + n if leaving < n else leaving - n
+    status, pivots = follow_path(T, basis, entering, sigma, opts, opts.max_pivots - 1)
+    pivots += 1
     for i in range(n):
         z[i] = 0.0
     for i in range(n):
