@@ -86,10 +86,11 @@ def resolve_choice(problem, solution_choice):
 _LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache
 
 
-def _load_kernels(plan, work):
-    """Run one sample untimed, once per process, so that loading the kernels (about 0.5 s) is not sampling time."""
+def _load_kernels(plan):
+    """Run one sample untimed, once per process, so that compiling or loading the kernels is not sampling time."""
     if not _LOADED:
         s, p = plan.settings, plan.problem
+        work = make_step_work(p.lcp_size, p.m, p.nv)
         P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
         run_samples_kernel(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, s.max_steps + 2), work)
         _LOADED.append(True)
@@ -112,7 +113,7 @@ def run_chunk(plan, start, count, caps=None):
     chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
              for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
     paths, lengths = [], []
-    _load_kernels(plan, work)
+    _load_kernels(plan)
     t0, c0 = time.perf_counter(), time.process_time()
     for a in range(0, count, block):
         b = min(count, a + block)
@@ -326,7 +327,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
 
     _check_execution(n_jobs, backend, checkpoint, resume)
     plan = Plan(problem, settings)
-    run_chunk(plan, 0, 1)  # compile (or load from cache) outside the timing
+    _load_kernels(plan)  # compile (or load from cache) outside the timing
     acc = Accumulator(problem, settings)
     ckpt, done = None, set()
     if checkpoint is not None:

@@ -274,12 +274,12 @@ def cmd_bench(args):
         if plot_out is not None:
             print(f"wrote {plot_scaling(report, plot_out)}")
     elif args.simulators:
-        from reach.tools.bench_simulators import format_set_vs_simulation, set_vs_simulation
-
         import importlib.util
 
         if importlib.util.find_spec("mujoco") is None:
             raise UsageError("reach: --simulators needs MuJoCo: pip install 'reach[mujoco]'")
+        from reach.tools.bench_simulators import format_set_vs_simulation, set_vs_simulation
+
         report = set_vs_simulation(repeats=1 if args.quick else 3)
         print(format_set_vs_simulation(report))
     elif args.parallel:
@@ -303,16 +303,19 @@ def cmd_coverage(args):
     if scenario is not None and args.budget is None:
         budget = min(budget, 2**16)
     out = output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
+    reference = None
     if args.reference is not None:
         from reach.tools.coverage import load_reference
 
         try:
-            load_reference(problem, args.reference)  # checked here: a wrong file is a usage error
+            reference = load_reference(problem, args.reference)  # read here: a wrong file is a usage error
         except (OSError, ValueError, KeyError) as exc:
             raise UsageError(f"reach: --reference {args.reference!r}: {exc}") from None
     save_to = output_path(args.save_reference, "--save-reference", suffixes=(".npz",)) if args.save_reference else None
     report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs,
-                          reference=args.reference, save_reference_to=save_to)
+                          reference=reference, save_reference_to=save_to)
+    if args.reference is not None:
+        report["reference"]["source"] = str(args.reference)
     print()
     print(format_coverage(report))
     save_report([report], out)

@@ -135,16 +135,18 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
         completeness estimate (``estimate``), and the seconds it took; then the
         :data:`IDEAL` rows (:func:`ideal_gap`, no estimate).
 
-    ``reference`` is a saved reference (:func:`save_reference`) to measure
-    against instead of building one; ``save_reference_to`` saves the one built.
+    ``reference`` is a path to a saved reference (:func:`save_reference`), or
+    its ``(cells, samples)`` already read by :func:`load_reference`, to
+    measure against instead of building one; ``save_reference_to`` saves the
+    one built.
     """
     strategies = STRATEGIES if strategies is None else {k: STRATEGIES[k] for k in strategies}
     speed = closing_speed(problem)
     t0 = time.perf_counter()
     if reference is not None:
-        cells, samples = load_reference(problem, reference)
-        log(f"{label}: reference of {samples:,d} samples read from {reference}")
-        source = str(reference)
+        cells, samples = reference if isinstance(reference, tuple) else load_reference(problem, reference)
+        source = "given" if isinstance(reference, tuple) else str(reference)
+        log(f"{label}: reference of {samples:,d} samples ({source})")
     else:
         log(f"{label}: reference of {factor} x {budget:,d} samples")
         ref = build_reference(problem, h, N, budget, factor=factor, n_jobs=n_jobs, log=log)
