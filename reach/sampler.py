@@ -26,7 +26,8 @@ import time
 import numpy as np
 
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
-                                 make_step_work, run_samples_kernel)
+                                 run_samples_kernel)
+from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
 from reach.directed import QUANT, children_caps

@@ -5,7 +5,8 @@ kernels' :class:`~reach.kernels.routh.RouthData` (impulses in velocity units:
 see :mod:`reach.kernels.routh`); :func:`step_options` gathers a run's
 tolerances and caps into one :class:`~reach.kernels.routh.StepOptions`;
 :func:`routh_step` takes one step (eq. 75) and returns it in the problem's
-own units.
+own units; :func:`mode_velocities` gives every distinct ``v'`` of a planar
+step by its contact modes.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
 from reach.kernels.modes import CERTIFY_MIN_CONTACTS, certificate_data
-from reach.kernels.routh import CHOICE_FIRST, RouthData, StepOptions, make_step_work, routh_step_kernel
+from reach.kernels.planar import MAX_TABLE_CONTACTS, mode_step, piece_table
+from reach.kernels.routh import CHOICE_FIRST, routh_step_kernel
+from reach.kernels.routh_data import RouthData, StepOptions, make_step_work
 from reach.lcp import LCPStatus
 
-__all__ = ["kernel_data", "step_options", "routh_step", "max_pivots"]
+__all__ = ["kernel_data", "step_options", "routh_step", "mode_velocities", "max_pivots"]
 
 
 def max_pivots(problem):
@@ -41,11 +44,19 @@ def kernel_data(problem, *, certificate=False):
         if not problem.planar:
             raise ValueError("the uniqueness certificate needs a planar problem")
         orient = certificate_data(lcp.M, m, certify=certificate is True or m >= CERTIFY_MIN_CONTACTS)
+        every = orient[-1]
+        table = piece_table(lcp.M, m, every) if m <= MAX_TABLE_CONTACTS and len(every) else _no_table(m)
     else:
         orient = (False, np.zeros((0, m), dtype=np.int8), np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2, 2 * m)),
                   np.zeros((0, 2 * m, 2 * m)))
+        table = _no_table(m)
     return RouthData(lcp, np.ascontiguousarray(problem.Jbar), np.ascontiguousarray(problem.Minv_JbarT / g),
-                     np.ascontiguousarray(problem.Jn), np.ascontiguousarray(problem.v), *orient)
+                     np.ascontiguousarray(problem.Jn), np.ascontiguousarray(problem.v), *orient, *table)
+
+
+def _no_table(m):
+    return (np.zeros((0, 5 * m, 3 * m)), np.zeros(0, dtype=np.int64), np.zeros((0, 5 * m), dtype=np.int64),
+            np.zeros(0, dtype=np.int64))
 
 
 def step_options(problem, *, h=0.0, eps_lambda=0.0, choice=CHOICE_FIRST, seed=0):
@@ -106,3 +117,19 @@ def routh_step(problem, v, lambda_max, *, covering=None, data=None):
     nb = problem.Jbar.shape[0]
     z[m:m + nb] /= g  # impulses back to the problem's units
     return v_next, z, LCPStatus(status), float(res)
+
+
+def mode_velocities(problem, v, lambda_max, *, data=None, work=None, sample=0, step=0):
+    """Every distinct ``v'`` of a planar step, by contact modes (:func:`reach.kernels.planar.mode_step`).
+
+    Returns ``(distinct, drawn)``: the distinct ``v'`` (k, nv), and the one
+    exact choice draws for (seed 0, ``sample``, ``step``) — None where it
+    failed verification.  ``data``/``work`` may be reused over many steps.
+    """
+    data = data or kernel_data(problem)
+    work = work or make_step_work(problem.lcp_size, problem.m, problem.nv)
+    lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda_max, dtype=float), (problem.m,))) * problem.mass_scale
+    drawn = np.empty(problem.nv)
+    count, ok, _ = mode_step(data, np.ascontiguousarray(v, dtype=float), lam, step_options(problem), sample, step,
+                             work, drawn)
+    return work.distinct[:count].copy(), (drawn if ok else None)

@@ -11,11 +11,9 @@ import numpy as np
 import pytest
 
 from helpers import assert_energy_non_increasing, assert_lcp_solution, random_problem
-from reach.kernels.modes import mode_step
-from reach.kernels.routh import make_step_work
 from reach.lcp import LCPStatus
 from reach.sampler import resolve_choice
-from reach.step import kernel_data, routh_step
+from reach.step import kernel_data, mode_velocities, routh_step
 
 DRAWS = 24
 
@@ -54,9 +52,7 @@ def test_random_coverings_give_verified_solutions_and_reach_several_where_there_
         data = kernel_data(p)
         natural = np.abs(p.Jn @ p.v).max() / p.mass_scale
         lam = rng.uniform(0.2, 2, size=m) * natural
-        work = make_step_work(p.lcp_size, p.m, p.nv)
-        count = mode_step(data, p.v, lam * p.mass_scale, 0, case, 0, work, np.empty(p.nv))
-        enumerated = work.distinct[:count].copy()
+        enumerated = mode_velocities(p, p.v, lam, data=data, sample=case)[0]
         got = []
         for _ in range(DRAWS):
             v_next, z, status, _ = routh_step(p, p.v, lam, covering=_covering(rng, p.lcp_size), data=data)
@@ -68,9 +64,9 @@ def test_random_coverings_give_verified_solutions_and_reach_several_where_there_
         cv = p.contact_velocities
         scale = np.abs(cv(p.v)).max()
         for v_next in got:
-            gaps = np.abs(cv(enumerated).reshape(count, -1) - cv(v_next).ravel()).max(axis=1)
+            gaps = np.abs(cv(enumerated).reshape(len(enumerated), -1) - cv(v_next).ravel()).max(axis=1)
             assert gaps.min() <= 1e-6 * scale, f"case {case}: a v' the enumeration does not have"
-        if count > 1:
+        if len(enumerated) > 1:
             several += 1
             reached += len(_distinct(p, got)) > 1
     assert several >= 3, "the random steps must include non-unique ones"

@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from reach.kernels.modes import MAX_CERTIFIED_CONTACTS, mode_step
-from reach.kernels.routh import StepOptions, make_step_work
+from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
+from reach.kernels.routh_data import StepOptions, make_step_work
 from reach.lcp import all_solutions
 from reach.sampler import draw_caps
-from reach.step import kernel_data, routh_step
+from reach.step import kernel_data, mode_velocities, routh_step
 
 #: Spread of the random covering vectors, as the sampler draws them.
 COVERING_RATIO = StepOptions._field_defaults["covering_ratio"]
@@ -67,9 +67,7 @@ def _distinct(problem, data, work, v, lam, seed):
         from reach.analysis.walk import walk_solutions
 
         return walk_solutions(problem, v, lam, seed=seed)
-    count = mode_step(data, np.ascontiguousarray(v, dtype=float), np.asarray(lam, dtype=float) * problem.mass_scale,
-                      0, 0, 0, work, np.empty(problem.nv))
-    return work.distinct[:count].copy()
+    return mode_velocities(problem, v, lam, data=data, work=work)[0]
 
 
 def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=0):

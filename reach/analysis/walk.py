@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS, follow_path, lemke_kernel
-from reach.kernels.routh import StepOptions
+from reach.kernels.routh_data import StepOptions
 from reach.lcp import VERIFY_TOL, lcp_residual
 from reach.step import kernel_data
 

@@ -1,4 +1,4 @@
-"""Exact choice at a planar Routh step: enumerate per-contact modes, not complementary bases.
+"""The contact modes of a planar Routh step: its pieces, and a certificate that a step has one solution.
 
 Every solution of a planar Routh-step LCP (eq. 75) puts each contact in one of
 seven modes:
@@ -15,16 +15,16 @@ Each of the ``7^m`` assignments fixes ``2 m`` linear equations in ``(lambda_n,
 lambda_t)``; solving them and checking the inequalities gives every solution
 on a nonsingular system, and so every distinct ``v'`` that basis enumeration
 finds — for ``7^m`` small solves (49 of size 4 for two contacts) instead of
-``2^(5m)`` principal systems (1,024 of size up to 10).  The distinct ``v'`` are
-deduplicated and one is drawn uniformly, keyed by (seed, sample, step):
-unbiased choice at non-unique steps (SPEC §7).
+``2^(5m)`` principal systems (1,024 of size up to 10).  The steps built on
+them (every distinct ``v'`` of a step, drawn uniformly; the one solution of a
+certified-unique step) are in :mod:`reach.kernels.planar`.
 
 Most steps have one solution, and a certificate proves it without the
 enumeration (:func:`piece_signs`, :func:`certified_unique`): the solutions
 are the zeros of a piecewise-linear map whose pieces are the mode systems
 and whose degree is 1, so a step none of whose negative-determinant or
-singular pieces holds a solution has exactly one, and Lemke's answer
-stands.  Redundant contacts (a block on two corners, the disk stack) make
+singular pieces holds a solution has exactly one, which a search of the
+positive pieces finds.  Redundant contacts (a block on two corners, the disk stack) make
 singular pieces; each is tested exactly, as a line of solutions against
 its inequalities.  Signs, inverses and null vectors depend only on W and
 mu and are computed once per problem (:func:`certificate_data`).
@@ -38,19 +38,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from reach.kernels.enumeration import solve_dense
-from reach.kernels.rng import PICK_STREAM, hashed_uniform
 
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
-           "mode_step", "contact_data", "piece_signs", "piece_inverses", "maybe_non_unique", "certificate_data",
+           "contact_rows", "assemble", "admissible_along", "admissible", "contact_data", "decode", "piece_signs",
+           "piece_inverses", "piece_point", "uncapped", "maybe_non_unique", "certificate_data",
            "certified_unique"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
 
 
-@nb.njit(cache=True)
-def _rows(W, m, i, j):
+@nb.njit(cache=True, inline="always")
+def contact_rows(W, m, i, j):
     """Delassus entries (nn, nt, tn, tt) between contacts i and j of a planar W.
 
     The tangential impulse ``lambda_t = lambda_D+ - lambda_D-`` acts through the
@@ -63,7 +62,7 @@ def _rows(W, m, i, j):
 
 
 @nb.njit(cache=True)
-def _assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
+def assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
     """The 2m equations of a mode assignment in x = [lambda_n; lambda_t]."""
     for r in range(2 * m):
         b[r] = 0.0
@@ -83,13 +82,13 @@ def _assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
             b[normal] = lam[i]
         else:
             for j in range(m):
-                nn, nt, _, _ = _rows(W, m, i, j)
+                nn, nt, _, _ = contact_rows(W, m, i, j)
                 A[normal, j] = nn
                 A[normal, m + j] = nt
             b[normal] = -vn0[i]
         if kind == 0:
             for j in range(m):
-                _, _, tn, tt = _rows(W, m, i, j)
+                _, _, tn, tt = contact_rows(W, m, i, j)
                 A[tangent, j] = tn
                 A[tangent, m + j] = tt
             b[tangent] = -vt0[i]
@@ -108,8 +107,8 @@ def _narrow(a, c, tol, lo, hi):
     return (lo, hi) if a >= -tol else (np.inf, -np.inf)
 
 
-@nb.njit(cache=True)
-def _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
+@nb.njit(cache=True, inline="always")
+def admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
     """Whether some ``x + z d`` (any real z; only z = 0 unless ``along``) meets a mode assignment's inequalities.
 
     Each inequality is affine in the impulses: along a line it bounds z on one side.
@@ -118,7 +117,7 @@ def _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
     for i in range(m):
         vn, vt, dn, dt = vn0[i], vt0[i], 0.0, 0.0
         for j in range(m):
-            nn, nt, tn, tt = _rows(W, m, i, j)
+            nn, nt, tn, tt = contact_rows(W, m, i, j)
             vn += nn * x[j] + nt * x[m + j]
             vt += tn * x[j] + tt * x[m + j]
             if along:
@@ -147,10 +146,10 @@ def _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
     return True
 
 
-@nb.njit(cache=True)
-def _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+@nb.njit(cache=True, inline="always")
+def admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
     """The inequalities of a mode assignment at its solution x."""
-    return _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, x, False, tol)
+    return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, x, False, tol)
 
 
 @nb.njit(cache=True)
@@ -168,65 +167,6 @@ def contact_data(data, v, vn0, vt0, mu):
         vn0[i], vt0[i], mu[i] = a, t, W[4 * m + i, m + i]  # the cone row of contact i holds mu_i
         vscale = max(vscale, abs(a), abs(t))
     return vscale
-
-
-@nb.njit(cache=True)
-def mode_step(data, v, lam, seed, sample, step, work, v_next):
-    """Every distinct v' of a planar Routh step, one drawn uniformly into ``v_next``; returns their number.
-
-    ``lam`` holds the caps in the kernels' velocity units.  0 means no mode
-    assignment was admissible (a singular system everywhere): the caller
-    falls back to Lemke's method.
-    """
-    W = data.lcp.M
-    m = data.Jn.shape[0]
-    nv = v.shape[0]
-    A, b, x, distinct, modes = work.A, work.b, work.x, work.distinct, work.members
-    vn0, vt0, mu = work.q, work.z, work.w  # scratch of length >= m
-    tol = 1e-9 * contact_data(data, v, vn0, vt0, mu)
-    same = 1e-300
-    for j in range(nv):
-        same = max(same, abs(v[j]))
-    same *= 1e-9  # distinct v' differ by more than this (as in the basis enumeration)
-    count = 0
-    total = MODES ** m
-    inverses = data.mode_inv.shape[0] == total  # every piece's inverse, precomputed (small m)
-    for code in range(total):
-        _decode(code, m, modes)
-        if _uncapped(modes, m, lam):
-            continue
-        if inverses:
-            if np.isnan(data.mode_inv[code, 0, 0]) or \
-                    not _piece_point(data.mode_inv[code], modes, m, vn0, vt0, lam, tol, b, x):
-                continue
-        else:
-            _assemble(W, m, modes, vn0, vt0, lam, mu, A, b)
-            if not solve_dense(A, b, x, 2 * m):
-                continue
-        if not _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
-            continue
-        if count == distinct.shape[0]:
-            break
-        for j in range(nv):
-            acc = v[j]
-            for i in range(m):
-                acc += data.Minv_JbarT[j, i] * x[i] + data.Minv_JbarT[j, m + 2 * i] * x[m + i]
-            distinct[count, j] = acc
-        duplicate = False
-        for k in range(count):
-            gap = 0.0
-            for j in range(nv):
-                gap = max(gap, abs(distinct[k, j] - distinct[count, j]))
-            if gap <= same:
-                duplicate = True
-                break
-        if not duplicate:
-            count += 1
-    if count > 0:
-        pick = min(int(hashed_uniform(seed, PICK_STREAM, sample, step) * count), count - 1)
-        for j in range(nv):
-            v_next[j] = distinct[pick, j]
-    return count
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -287,8 +227,8 @@ def _invert(A, inv, k):
     return sign
 
 
-@nb.njit(cache=True)
-def _decode(code, m, modes):
+@nb.njit(cache=True, inline="always")
+def decode(code, m, modes):
     """The modes of piece ``code`` (its base-7 digits, contact 0 first)."""
     for i in range(m):
         modes[i] = code % MODES
@@ -298,12 +238,12 @@ def _decode(code, m, modes):
 @nb.njit(cache=True)
 def _piece_system(W, m, code, modes, A):
     """Decode piece ``code`` into ``modes`` and assemble its matrix into ``A`` (the right side does not matter)."""
-    _decode(code, m, modes)
+    decode(code, m, modes)
     mu = np.empty(m)
     for i in range(m):
         mu[i] = W[4 * m + i, m + i]
     zeros = np.zeros(m)
-    _assemble(W, m, modes, zeros, zeros, np.ones(m), mu, A, np.empty(2 * m))
+    assemble(W, m, modes, zeros, zeros, np.ones(m), mu, A, np.empty(2 * m))
 
 
 @nb.njit(cache=True)
@@ -314,7 +254,7 @@ def piece_signs(W, m):
     lambda_t)`` are the zeros of ``H(x) = x - P(x - r (G x + q))`` (P the
     projection on each contact's admissible impulses, Alart-Curnier style),
     whose linear pieces are, up to positive factors, the systems
-    :func:`_assemble` builds.  ``H`` equals ``x`` minus a bounded map, so its
+    :func:`assemble` builds.  ``H`` equals ``x`` minus a bounded map, so its
     degree is 1 and, at a regular value, ``#solutions in positive pieces -
     #solutions in negative pieces = 1``: a step with no solution in a
     negative or a singular piece has exactly one solution (each solution
@@ -350,7 +290,7 @@ def piece_inverses(W, m, codes):
 
 @nb.njit(cache=True, inline="always")
 def _piece_rhs(modes, m, vn0, vt0, lam, b):
-    """The right side of a piece's equations at the step's velocities and caps (see :func:`_assemble`)."""
+    """The right side of a piece's equations at the step's velocities and caps (see :func:`assemble`)."""
     for i in range(m):
         mode = modes[i]
         b[i] = 0.0 if mode == 0 else (lam[i] if mode <= 3 else -vn0[i])
@@ -358,7 +298,7 @@ def _piece_rhs(modes, m, vn0, vt0, lam, b):
 
 
 @nb.njit(cache=True, inline="always")
-def _piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
+def piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
     """``x = inv @ b`` of a piece from its precomputed inverse; False as soon as a normal impulse leaves ``[0, cap]``.
 
     Normal impulses come first: most pieces fail there, after a row or two.
@@ -395,11 +335,11 @@ def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x)
         for c in range(k):
             acc += pinv[r, c] * b[c]
         x[r] = acc
-    return _admissible_along(W, m, modes, vn0, vt0, lam, mu, x, null[1], True, tol)
+    return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, null[1], True, tol)
 
 
 @nb.njit(cache=True, inline="always")
-def _uncapped(modes, m, lam):
+def uncapped(modes, m, lam):
     """Whether a piece gives an impulse to a contact whose cap is 0 (such a contact takes none: skip it)."""
     for i in range(m):
         if lam[i] == 0.0 and modes[i] != 0:
@@ -421,11 +361,11 @@ def maybe_non_unique(W, m, piece_modes, piece_inv, piece_null, vn0, vt0, lam, mu
     for p in range(piece_modes.shape[0]):
         for i in range(m):
             modes[i] = piece_modes[p, i]
-        if _uncapped(modes, m, lam):
+        if uncapped(modes, m, lam):
             continue
         if np.isnan(piece_null[p, 0, 0]):
-            if _piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
-                    _admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+            if piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
+                    admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
                 return True
         elif _singular_piece_holds(W, m, modes, piece_inv[p], piece_null[p], vn0, vt0, lam, mu, tol, b, x):
             return True
@@ -461,7 +401,7 @@ def certificate_data(W, m, *, certify=True):
     holds a solution is enumerated too.  The certificate holds
     (``certified``) when every singular piece has a single null direction;
     else every step enumerates.  ``mode_inv`` holds the inverse of every
-    piece (NaN where singular) for the enumeration of :func:`mode_step`
+    piece (NaN where singular) for the enumeration of :func:`reach.kernels.planar.mode_step`
     when there are at most :data:`MAX_STORED_PIECES` pieces; else it is
     empty and the enumeration solves each piece.  ``certify=False`` skips
     the certificate (``certified`` is False, every step enumerates).
@@ -491,7 +431,7 @@ def certified_unique(data, v, lam, work):
 
     Needs :func:`certificate_data` in ``data`` (``data.certified``).
     Fills ``work.q``, ``work.z``, ``work.w`` with the contacts' velocities
-    and friction coefficients (as :func:`mode_step` does).
+    and friction coefficients (as :func:`reach.kernels.planar.mode_step` does).
     """
     vn0, vt0, mu = work.q, work.z, work.w
     vscale = contact_data(data, v, vn0, vt0, mu)

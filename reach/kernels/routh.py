@@ -17,7 +17,7 @@ identity there.)
 Units.  The kernels see impulses in velocity units: with the problem's mass
 scale ``g = max_i (Jn M^-1 Jn^T)_ii`` (1/kg), ``lambda' = g lambda``, the
 Delassus blocks of ``W`` are divided by ``g`` and ``M^-1 Jbar^T`` too (see
-:class:`RouthData`).  A change of mass unit then leaves every number the
+:class:`~reach.kernels.routh_data.RouthData`).  A change of mass unit then leaves every number the
 kernels see unchanged, and a change of velocity unit scales ``q`` and the
 solution by the same factor (the LCP is positively homogeneous; every
 tolerance is relative to ``q``).  Sets are unit-invariant by construction.
@@ -28,8 +28,8 @@ v' (Assumption 6 fails: compass gait, RAMone), the pick matters.  With
 (log-uniform entries in [1/ratio, ratio], keyed by (seed, sample, step, try)),
 ``CHOICE_FIRST`` the covering vector of ones, ``CHOICE_ENUMERATE`` every
 complementary solution of the step and one distinct v' drawn uniformly,
-``CHOICE_EXACT`` the same by contact modes (:mod:`reach.kernels.modes`), with
-steps certified unique left to Lemke's method.
+``CHOICE_EXACT`` the same by contact modes (:mod:`reach.kernels.planar`), with
+steps certified unique solved piece by piece instead of by Lemke's method.
 
 Every accepted step is certified: the LCP residual against the data, Theorem
 7 (kinetic energy does not rise) and the friction cone in velocity units.
@@ -47,15 +47,17 @@ import numba as nb
 import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
-from reach.kernels.lcp import LemkeOptions, LemkeWork, ScaledLCP, make_work, solve_scaled
-from reach.kernels.modes import certified_unique, mode_step
+from reach.kernels.lcp import solve_scaled
+from reach.kernels.modes import certified_unique
+from reach.kernels.planar import mode_step, piece_step
+from reach.kernels.routh_data import apply_impulse, certified, fill_q
 from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, hashed_uniform,
                                stream_state, uniform_at)
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "RouthData", "StepOptions", "StepWork",
-           "SampleOutput", "SAMPLE_FIELDS", "make_step_work", "allocate_output", "routh_step_kernel",
-           "robust_step", "take_step", "colliding", "fill_covering", "run_samples_kernel", "MAX_DISTINCT"]
+__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "SampleOutput", "SAMPLE_FIELDS",
+           "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
+           "run_samples_kernel"]
 
 #: Kernel code of ``solution_choice="first"``: the covering vector of ones.
 CHOICE_FIRST = 0
@@ -65,66 +67,6 @@ CHOICE_RANDOM = 1
 CHOICE_ENUMERATE = 2
 #: Kernel code of ``solution_choice="exact"``: mode enumeration, uniform pick.
 CHOICE_EXACT = 3
-
-#: Most distinct v' an enumerated step keeps.
-MAX_DISTINCT = 64
-
-
-class RouthData(NamedTuple):
-    """A problem's arrays as the kernels take them (impulses in velocity units, see the module)."""
-
-    lcp: ScaledLCP              # W with Delassus blocks / g, and its equilibration
-    Jbar: np.ndarray            # (nb, nv)  [Jn; J_D]
-    Minv_JbarT: np.ndarray      # (nv, nb)  M^-1 Jbar^T / g
-    Jn: np.ndarray              # (m, nv)
-    v0: np.ndarray              # (nv,) pre-impact velocity
-    # exact choice (solution_choice="exact"; reach.kernels.modes.certificate_data), empty when unused
-    certified: bool             # the uniqueness certificate holds (singular pieces have one null direction)
-    piece_modes: np.ndarray     # (K, m) int8 modes of the negative and singular pieces
-    piece_inv: np.ndarray       # (K, 2m, 2m) their inverses (pseudo-inverses where singular)
-    piece_null: np.ndarray      # (K, 2, 2m) NaN, or a singular piece's left and right null vectors
-    mode_inv: np.ndarray        # (7^m, 2m, 2m) every piece's inverse for the enumeration, or (0, 2m, 2m)
-
-
-class StepOptions(NamedTuple):
-    """Everything a sampling run fixes: Lemke tolerances, caps, certificates, solution choice."""
-
-    lemke: LemkeOptions
-    h: float                    # cap scale in velocity units (g h)
-    eps_lambda: float           # closing-step cap in velocity units
-    colliding_tol: float        # a contact is colliding if its normal velocity < -colliding_tol
-    choice: int                 # CHOICE_*
-    seed: int
-    energy_rtol: float = 1e-8   # Theorem 7: rounding allowance relative to the energy terms
-    cone_tol: float = 1e-8      # friction-cone violation allowed, relative to the velocity scale
-    covering_ratio: float = 1e3  # random covering entries are log-uniform in [1/ratio, ratio]
-    retries: int = 4            # extra random covering vectors after a failed first solve
-
-
-class StepWork(NamedTuple):
-    """Work arrays of one problem size (LCP n, contacts m, velocity nv)."""
-
-    lemke: LemkeWork
-    q: np.ndarray               # (n,)
-    z: np.ndarray               # (n,)
-    w: np.ndarray               # (n,)
-    d: np.ndarray               # (n,) covering vector
-    members: np.ndarray         # (n,) int64, enumeration
-    A: np.ndarray               # (n, n), enumeration
-    b: np.ndarray               # (n,), enumeration
-    x: np.ndarray               # (n,), enumeration
-    distinct: np.ndarray        # (MAX_DISTINCT, nv) candidate v' of an enumerated step
-    lam: np.ndarray             # (m,)
-    v: np.ndarray               # (nv,)
-    v_next: np.ndarray          # (nv,)
-
-
-def make_step_work(n, m, nv):
-    """Fresh :class:`StepWork` for an LCP of size ``n``, ``m`` contacts and ``nv`` velocities."""
-    return StepWork(make_work(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n),
-                    np.empty(n, dtype=np.int64), np.empty((n, n)), np.empty(n), np.empty(n),
-                    np.empty((MAX_DISTINCT, nv)), np.empty(m), np.empty(nv), np.empty(nv))
-
 
 class SampleOutput(NamedTuple):
     """Per-sample outputs of :func:`run_samples_kernel` (S samples, the first K with paths)."""
@@ -156,76 +98,6 @@ def allocate_output(count, nv, keep, path_rows):
               for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
     return SampleOutput(**arrays, paths=np.full((keep, path_rows, nv), np.nan),
                         path_len=np.zeros(keep, dtype=np.int64))
-
-
-@nb.njit(cache=True)
-def fill_q(Jbar, m, v, lam, q):
-    """The Routh-step LCP vector ``q = [lambda_max; Jbar v; 0]`` (eq. 75a)."""
-    nb_ = Jbar.shape[0]
-    for i in range(m):
-        q[i] = lam[i]
-    for r in range(nb_):
-        acc = 0.0
-        for j in range(v.shape[0]):
-            acc += Jbar[r, j] * v[j]
-        q[m + r] = acc
-    for i in range(m + nb_, q.shape[0]):
-        q[i] = 0.0
-
-
-@nb.njit(cache=True)
-def certified(W, q, z, w, m, nb_, opts):
-    """Physical certificates of a step's solution: Theorem 7 and the friction cone.
-
-    Energy: ``dK = lambda . Jbar v + lambda^T G lambda / 2 <= 0`` with G the
-    Delassus block of W (``Jbar v`` sits in ``q``), rounding allowed relative
-    to the terms' magnitudes plus an energy floor ``(Jbar v)_r^2 / G_rr``.
-    Cone: the distance of each contact's impulse ``(lambda_n, lambda_D)`` to
-    its friction cone, ``max(0, sum lambda_D - mu lambda_n) / sqrt(mu^2 + k)``,
-    turned into a velocity (times the largest Delassus diagonal entry), may be
-    at most ``cone_tol`` of the velocity scale: a friction impulse outside the
-    cone that the LCP's row scaling would hide is refused, while at mu = 1e5 a
-    friction impulse with a normal impulse 1e5 times smaller is (rightly) not.
-    """
-    dk = 0.0
-    magnitude = 0.0
-    vscale = 0.0
-    gmax = 0.0
-    for r in range(nb_):
-        vscale = max(vscale, abs(q[m + r]))
-        g = W[m + r, m + r]
-        gmax = max(gmax, g)
-        if g > 0.0:
-            magnitude += 1e-4 * q[m + r] * q[m + r] / g
-        lam = z[m + r]
-        if lam != 0.0:
-            t = lam * q[m + r]
-            acc = 0.0
-            for c in range(nb_):
-                acc += W[m + r, m + c] * z[m + c]
-            dk += t + 0.5 * lam * acc
-            magnitude += abs(t) + 0.5 * abs(lam * acc)
-    if not dk <= opts.energy_rtol * magnitude:
-        return False
-    k = (nb_ - m) // m
-    for i in range(m):
-        mu = W[m + nb_ + i, m + i]
-        distance = -w[m + nb_ + i] / np.sqrt(mu * mu + k)  # impulse from (lambda_n, lambda_D) to the cone
-        if distance * gmax > opts.cone_tol * vscale:
-            return False
-    return True
-
-
-@nb.njit(cache=True)
-def apply_impulse(Minv_JbarT, m, z, v, v_next):
-    """``v_next = v + M^-1 Jbar^T lambda_bar`` (eq. 75c) with ``lambda_bar = z[m : m + nb]``."""
-    for j in range(v.shape[0]):
-        v_next[j] = v[j]
-    for r in range(Minv_JbarT.shape[1]):
-        lam = z[m + r]
-        if lam != 0.0:
-            for j in range(v.shape[0]):
-                v_next[j] += Minv_JbarT[j, r] * lam
 
 
 @nb.njit(cache=True)
@@ -382,11 +254,17 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 def take_step(data, v, lam, opts, work, sample, step, v_next):
     """Dispatch one step on the solution choice; returns (status, residual, solves)."""
     if opts.choice == CHOICE_EXACT:
-        # a certified-unique step is Lemke's (the certificate costs a few small products); the others enumerate
+        # a certified-unique step is solved piece by piece (the certificate costs a few small products); the
+        # others enumerate; Lemke's method only if neither verifies
         if data.certified and certified_unique(data, v, lam, work):
-            return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
-        if mode_step(data, v, lam, opts.seed, sample, step, work, v_next) > 0:
-            return 0, 0.0, 1
+            if data.piece_nrows.shape[0] == 0:  # no table: Lemke's path costs less than trying pieces
+                return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
+            status, res = piece_step(data, v, lam, opts, work, v_next)
+        else:
+            count, ok, res = mode_step(data, v, lam, opts, sample, step, work, v_next)
+            status = 0 if ok else 3
+        if status == 0:
+            return 0, res, 1
         return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
     if opts.choice == CHOICE_ENUMERATE:
         if enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0:
@@ -420,13 +298,13 @@ def run_samples_kernel(data, opts, P, first_index, out, work):
 
     Parameters
     ----------
-    data : RouthData
-    opts : StepOptions
+    data : reach.kernels.routh_data.RouthData
+    opts : reach.kernels.routh_data.StepOptions
     P : (S, N, m) float array of p values in [0, 1] (caps ``h p``)
     first_index : int
         Global index of ``P[0]`` (randomness is keyed by the global index).
     out : SampleOutput with S samples (paths of the first K)
-    work : StepWork
+    work : reach.kernels.routh_data.StepWork
     """
     S = P.shape[0]
     N = P.shape[1]
@@ -436,6 +314,7 @@ def run_samples_kernel(data, opts, P, first_index, out, work):
         gidx = first_index + s
         for j in range(v.shape[0]):
             v[j] = data.v0[j]
+        work.piece[0] = -1  # the mode search starts from a guess at each sample (reach.kernels.planar)
         if s < out.paths.shape[0]:
             out.path_len[s] = 0
         _record(out, s, v)

@@ -40,7 +40,8 @@ import numba
 import numpy as np
 
 from reach.kernels.replay import solve_steps
-from reach.kernels.routh import CHOICE_RANDOM, fill_covering, make_step_work
+from reach.kernels.routh import CHOICE_RANDOM, fill_covering
+from reach.kernels.routh_data import make_step_work
 from reach.sampler import draw_caps
 from reach.sampler import resolve_choice
 from reach.step import kernel_data, step_options

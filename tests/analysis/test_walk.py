@@ -4,10 +4,8 @@ import numpy as np
 
 from helpers import random_problem
 from reach.analysis.walk import walk_solutions
-from reach.kernels.modes import mode_step
-from reach.kernels.routh import make_step_work
 from reach.lcp import LCPStatus
-from reach.step import kernel_data, routh_step
+from reach.step import kernel_data, mode_velocities, routh_step
 
 
 def _steps(m, cases, seed):
@@ -16,9 +14,7 @@ def _steps(m, cases, seed):
     for case in range(cases):
         p = random_problem(rng, m=m, nv=m + 1, planar=True, mu=10.0 ** rng.uniform(0, 1.5, size=m))
         lam = rng.uniform(0.2, 2, size=m) * np.abs(p.Jn @ p.v).max() / p.mass_scale
-        work = make_step_work(p.lcp_size, p.m, p.nv)
-        count = mode_step(kernel_data(p), p.v, lam * p.mass_scale, 0, case, 0, work, np.empty(p.nv))
-        yield case, p, lam, work.distinct[:count].copy()
+        yield case, p, lam, mode_velocities(p, p.v, lam, sample=case)[0]
 
 
 def _match(p, A, B):

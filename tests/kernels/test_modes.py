@@ -7,17 +7,14 @@ import scenarios
 from helpers import random_problem
 from reach import sample_post_impact_set
 from reach.analysis.uniqueness import distinct_step_velocities
-from reach.kernels.modes import certified_unique, mode_step
-from reach.kernels.routh import make_step_work
+from reach.kernels.modes import certified_unique
+from reach.kernels.routh_data import make_step_work
 from reach.sampler import resolve_choice
-from reach.step import kernel_data, routh_step
+from reach.step import kernel_data, mode_velocities, routh_step
 
 
 def distinct_by_modes(p, v, lam, sample=0, step=0):
-    work = make_step_work(p.lcp_size, p.m, p.nv)
-    count = mode_step(kernel_data(p), np.ascontiguousarray(v, dtype=float), lam * p.mass_scale, 0, sample, step,
-                      work, np.empty(p.nv))
-    return work.distinct[:count].copy()
+    return mode_velocities(p, v, lam, sample=sample, step=step)[0]
 
 
 def same_sets(p, a, b):

@@ -12,7 +12,8 @@ import pytest
 
 from helpers import assert_energy_non_increasing, random_problem
 from reach.kernels.lcp import REVISED, TABLEAU, make_work
-from reach.kernels.routh import make_step_work, routh_step_kernel
+from reach.kernels.routh import routh_step_kernel
+from reach.kernels.routh_data import make_step_work
 from reach.step import kernel_data, step_options
 
 
