@@ -133,8 +133,14 @@ def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled)
     ``x`` comes from the piece's stored inverse (``inv``,
     :func:`~reach.kernels.modes.certificate_data`), or from solving its
     equations where none are stored (``A``, ``b`` scratch).  ``tabled``: the
-    piece is known to meet its inequalities (:func:`tabled_piece_holds`), only
+    piece is known to meet its inequalities (:func:`next_tabled_piece`), only
     ``x`` is wanted.
+
+    This repeats :func:`~reach.kernels.modes.decode`,
+    :func:`~reach.kernels.modes.uncapped` and
+    :func:`~reach.kernels.modes.piece_point` in one loop on purpose: through
+    those helpers the certified planar step ran 20-25 % slower (compass gait,
+    0.86 against 1.05-1.13 us a step, measured with a scratch script).
     """
     rest = code
     for i in range(m):  # decode the modes, skip a piece that gives a contact capped at 0 an impulse, right side

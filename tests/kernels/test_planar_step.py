@@ -25,6 +25,17 @@ def random_caps(rng, p):
     return lam
 
 
+def random_steps(seed, m, cases, certified=False):
+    """``cases`` random planar problems with ``m`` contacts, as (case, problem, kernel data, caps)."""
+    rng = np.random.default_rng(seed)
+    for t in range(cases):
+        p = random_problem(rng, m=m, planar=True)
+        data = kernel_data(p, certificate=True)
+        if certified and not data.certified:
+            continue
+        yield t, p, data, random_caps(rng, p)
+
+
 def same_sets(p, a, b, rtol=1e-7):
     if len(a) != len(b):
         return False
@@ -39,13 +50,9 @@ def same_sets(p, a, b, rtol=1e-7):
 @pytest.mark.parametrize("m, cases", [(1, 300), (2, 1000), (3, 200), (4, 30)])
 def test_tabled_pieces_find_every_distinct_velocity(m, cases):
     """The table of the pieces' inequalities finds the same distinct v' as solving and testing every piece."""
-    rng = np.random.default_rng(7 + m)
     several = 0
-    for t in range(cases):
-        p = random_problem(rng, m=m, planar=True)
-        data = kernel_data(p, certificate=True)
+    for t, p, data, lam in random_steps(7 + m, m, cases):
         assert data.piece_nrows.shape == (7**m,)
-        lam = random_caps(rng, p)
         tabled, drawn = mode_velocities(p, p.v, lam, data=data, sample=t)
         solved, _ = mode_velocities(p, p.v, lam, data=untabled(data), sample=t)
         assert same_sets(p, tabled, solved), (t, len(tabled), len(solved))
@@ -64,14 +71,8 @@ def test_piece_step_is_lemkes_answer_on_certified_steps(m, cases):
     """Where the certificate proves one solution, the piece search and Lemke's method give the same v'."""
     from reach.kernels.modes import certified_unique
 
-    rng = np.random.default_rng(70 + m)
     compared = 0
-    for t in range(cases):
-        p = random_problem(rng, m=m, planar=True)
-        data = kernel_data(p, certificate=True)
-        if not data.certified:
-            continue
-        lam = random_caps(rng, p)
+    for t, p, data, lam in random_steps(70 + m, m, cases, certified=True):
         work = make_step_work(p.lcp_size, p.m, p.nv)
         v, lam_k = np.ascontiguousarray(p.v), np.ascontiguousarray(lam * p.mass_scale)
         if not certified_unique(data, v, lam_k, work):
