@@ -35,7 +35,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from reach.kernels.routh import SAMPLE_FIELDS
-from reach.kernels.select import grid_projections, grid_squares, kth_largest_rows
+from reach.kernels.select import grid_squares, kth_largest_rows, perturbed_caps, standardized_rows, top_along
 
 __all__ = ["FIRST", "ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "SPARSE_NEIGHBOURS", "SPARSE_SUBSET",
            "SPARSE_STRIDE", "QUANT", "schedule", "children_caps"]
@@ -90,37 +90,45 @@ def _parents(problem, velocities, kept, count, rng, threads=1):
     index = np.flatnonzero(kept)
     if len(index) == 0:
         return np.arange(len(kept))
-    pts = problem.contact_velocities(velocities[index]).reshape(len(index), -1)
-    # standardized, with a floor of 1e-3 |vn0| on the spread: a coordinate that is zero up to rounding
-    # (a tangential velocity that never moves) stays zero instead of amplified noise
+    # contact velocities, standardized, with a floor of 1e-3 |vn0| on the spread: a coordinate that is zero up
+    # to rounding (a tangential velocity that never moves) stays zero instead of amplified noise
     floor = 1e-3 * float(max(-np.min(problem.Jn @ problem.v), 1e-300))
-    pts -= pts.mean(axis=0)
-    pts /= np.maximum(np.sqrt(np.einsum("ij,ij->j", pts, pts) / len(pts)), floor)  # np.std, at half the cost
+    pts = standardized_rows(_contact_rows(problem), velocities, index, floor)
     directions = rng.normal(size=(pts.shape[1], DIRECTIONS))
-    support = _support_points(index, pts, directions, count)
+    support = _support_points(index, pts, directions, count, threads)
     return np.union1d(support, _sparse_points(index, pts, len(support), rng, threads))
 
 
-def _support_points(index, pts, directions, count):
+def _contact_rows(problem):
+    """The rows giving :meth:`~reach.problem.ImpactProblem.contact_velocities`, flattened: (m (1 + d), nv)."""
+    d = problem.tangent_dim
+    rows = np.concatenate([problem.Jn[:, None, :], problem.Jt.reshape(problem.m, d, -1)], axis=1)
+    return np.ascontiguousarray(rows.reshape(problem.m * (1 + d), -1), dtype=float)
+
+
+def _support_points(index, pts, directions, count, threads=1):
     """The kept outcomes (global indices) that reach farthest along each direction, a few per direction."""
     # support points lie on the outer shell: keep the outer tenth by (grid-rounded) distance from the mean
     radius = grid_squares(pts, GRID)
     if len(radius) > 10 * DIRECTIONS * count // (DIRECTIONS * 8) + 1000:
-        shell = np.flatnonzero(radius >= np.partition(radius, int(0.9 * len(radius)))[int(0.9 * len(radius))])
+        # the value at sorted place 0.9 n, as the (n - 0.9 n)-th largest: np.partition slows on duplicates
+        edge = kth_largest_rows(radius[None, :], len(radius) - int(0.9 * len(radius)))[0]
+        shell = np.flatnonzero(radius >= edge)
         index, pts = index[shell], pts[shell]
     # scores on a grid of 1 / GRID (the points are standardized): rounding noise in the outcomes (1e-7 here
     # at most), such as a change of units brings, does not reorder them; exact ties go to the lower index.
-    # (DIRECTIONS, n), rows contiguous; a kernel, not BLAS: BLAS threads left spinning in this process take CPU
-    # from the workers of the next round (measured on two cores)
-    score = grid_projections(np.ascontiguousarray(directions.T), pts, GRID)
+    # A kernel, not BLAS: BLAS threads left spinning in this process take CPU from the workers of the next
+    # round (measured on two cores)
     top = max(1, min(len(index), count // (DIRECTIONS * 8)))
-    kth = kth_largest_rows(score, top)
-    chosen = []
-    for j in range(DIRECTIONS):
-        candidates = np.flatnonzero(score[j] >= kth[j])
-        order = np.lexsort((candidates, -score[j, candidates]))  # by score, ties to the lower index
-        chosen.append(candidates[order[:top]])
-    return index[np.unique(np.concatenate(chosen))]
+    directions = np.ascontiguousarray(directions.T)
+    chosen = np.empty((len(directions), top), dtype=np.int64)
+    half = (len(directions) + 1) // 2
+
+    def part(rows):  # each direction's support points are its own: split the directions between threads
+        chosen[rows] = top_along(directions[rows], pts, GRID, top)
+
+    _on_threads(part, [slice(0, half), slice(half, None)] if threads > 1 else [slice(None)], threads)
+    return index[np.unique(chosen)]
 
 
 def _sparse_points(index, pts, want, rng, threads=1):
@@ -141,7 +149,14 @@ def _sparse_points(index, pts, want, rng, threads=1):
     k = min(SPARSE_NEIGHBOURS, int(member.sum()) - 1)
     if k < 1 or want < 1:
         return index[:0]
-    near = cKDTree(pts[member]).query(pts, k + 1, workers=threads)[0]
+    tree = cKDTree(pts[member])
+    near = np.empty((len(pts), k + 1))
+    parts = np.array_split(np.arange(len(pts)), max(1, threads))
+
+    def query(part):  # each query is its own: split them between threads (scipy's own workers gained little)
+        near[part] = tree.query(pts[part], k + 1)[0]
+
+    _on_threads(query, parts, threads)
     distance = np.round(np.where(member, near[:, k], near[:, k - 1]), 3)  # members find themselves first
     order = np.lexsort((index, -distance))
     return index[order[:want]]
@@ -160,14 +175,35 @@ def children_caps(problem, settings, round_index, arrays, done, count, caps_of, 
     shape = (settings.max_steps, problem.m)
     Q = np.empty((count,) + shape, dtype=np.uint16)
     block = max(1, BLOCK_NUMBERS // (shape[0] * shape[1]))  # bounded memory, whatever N
-    for a in range(0, count, block):
+
+    def fill(a):  # one block: its own random numbers, so blocks may run in any order, on any thread
         b = min(count, a + block)
         block_rng = np.random.default_rng([settings.seed, 0xD1EC7ED, round_index, a])
         unique, inverse = np.unique(picks[a:b], return_inverse=True)
-        P = caps_of(unique)[inverse] + SIGMA * DECAY**round_index * block_rng.normal(size=(b - a,) + shape)
-        snap = block_rng.random(P.shape) < SNAP
-        Q[a:b] = np.round(np.clip(np.where(snap, np.round(P), P), 0.0, 1.0) * QUANT)
+        noise = block_rng.normal(size=(b - a,) + shape)
+        Q[a:b] = perturbed_caps(caps_of(unique), inverse.astype(np.int64), noise, block_rng.random(noise.shape),
+                                SIGMA * DECAY**round_index, SNAP, float(QUANT))
+
+    _on_threads(fill, range(0, count, block), threads)
     return Q
+
+
+def _on_threads(work, items, threads):
+    """``work(item)`` for every item, on up to ``threads`` threads (the sampler's workers are idle meanwhile).
+
+    The kernels and numpy's generators release the GIL, and each item writes
+    its own part of the answer, so the answer does not depend on ``threads``.
+    """
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        for item in items:
+            work(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        for _ in pool.map(work, items):
+            pass
 
 
 def empty_arrays(n, nv):

@@ -341,7 +341,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
     workers = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
-    todo_total = 0
+    todo_total, selection = 0, 0.0  # selection: wall seconds choosing the rounds' children (the workers wait)
     try:
         todo = [(s, c) for s, c in first if s not in done]
         todo_total += sum(c for _, c in todo)
@@ -350,8 +350,10 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         threads = 1 if backend == "dask" else workers  # local workers are idle between rounds: use their cores
         for r, chunks in enumerate(rounds):
             start, count = chunks[0][0], sum(c for _, c in chunks)
+            t = time.perf_counter()
             Q = children_caps(problem, settings, r, acc.arrays, start, count,
                               lambda idx: _caps_of(plan, idx, stored), threads)
+            selection += time.perf_counter() - t
             stored.append((start, Q))
             todo = [(s, c, Q[s - start:s - start + c]) for s, c in chunks if s not in done]
             todo_total += sum(c for _, c, _ in todo)
@@ -361,6 +363,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
     timing["workers"] = workers
+    timing["selection_seconds"] = selection
     timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)
     if keep_caps:

@@ -102,3 +102,21 @@ def test_sparse_parents_are_the_isolated_outcomes():
     a = _sparse_points(np.arange(20000), many, 10, np.random.default_rng(2))
     b = _sparse_points(np.arange(20000), many.copy(), 10, np.random.default_rng(2))
     assert len(set(a)) == 10 and np.array_equal(a, b)
+
+
+def test_children_caps_do_not_depend_on_the_threads(monkeypatch):
+    """The parents' selection and the children's blocks split between threads give the same caps."""
+    import reach.directed as directed
+    from reach.settings import SamplingSettings
+
+    s = scenarios.get("box-wall")
+    r = sample_post_impact_set(s.problem, 2**13, s.h, s.N, strategy="uniform", completeness=False)
+    arrays = {"velocities": r.all_velocities, "kept": np.isfinite(r.all_velocities).all(axis=1)}
+    settings = SamplingSettings(2**14, s.h, s.N)
+    monkeypatch.setattr(directed, "BLOCK_NUMBERS", 1000)  # many blocks
+    caps = lambda idx: np.random.default_rng(list(idx[:3])).random((len(idx), s.N, s.problem.m))  # noqa: E731
+    one = directed.children_caps(s.problem, settings, 1, arrays, 2**13, 4096, caps, threads=1)
+    three = directed.children_caps(s.problem, settings, 1, arrays, 2**13, 4096, caps, threads=3)
+    assert one.dtype == np.uint16 and one.shape == (4096, s.N, s.problem.m)
+    np.testing.assert_array_equal(one, three)
+    assert len(np.unique(one.reshape(4096, -1), axis=0)) > 1000  # children differ from one another

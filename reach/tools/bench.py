@@ -225,9 +225,11 @@ def parallel_speedup(scenario, n, *, repeats, workers=None):
     One-worker and all-worker runs of ``n`` samples (the default directed
     sampling, no held-out search) take turns (1 W, W 1, ...) so that a shared
     machine's drift falls on both.  Reported beside the wall times: the
-    parent's CPU seconds (the serial part: directed rounds' parent selection,
-    dispatch) and the workers' kernel CPU seconds summed over chunks, which
-    show whether the cores slowed each other down (shared caches, a busy host).
+    parent's CPU seconds (directed rounds' parent selection, dispatch), the
+    wall seconds of the selection between phases (the serial part: the
+    workers wait) and the workers' kernel CPU seconds summed over chunks,
+    which show whether the cores slowed each other down (shared caches, a
+    busy host).
     """
     from reach import sample_post_impact_set
 
@@ -240,12 +242,14 @@ def parallel_speedup(scenario, n, *, repeats, workers=None):
         for jobs in ((1, workers) if r % 2 == 0 else (workers, 1)):
             t, c = time.perf_counter(), time.process_time()
             result = sample_post_impact_set(p, n, scenario.h, scenario.N, n_jobs=jobs, **options)
-            runs[jobs].append((time.perf_counter() - t, time.process_time() - c, result.metadata["cpu_seconds"]))
+            runs[jobs].append((time.perf_counter() - t, time.process_time() - c, result.metadata["cpu_seconds"],
+                               result.metadata["selection_seconds"]))
     median = {jobs: np.median(np.array(rows), axis=0) for jobs, rows in runs.items()}
-    (w1, _, k1), (wn, parent_n, kn) = median[1], median[workers]
+    (w1, _, k1, _), (wn, parent_n, kn, select_n) = median[1], median[workers]
     return {"samples": int(n), "workers": workers, "wall_1_s": float(w1), "wall_all_s": float(wn),
             "speedup": float(w1 / wn), "efficiency": float(w1 / wn / workers),
             "kernel_cpu_1_s": float(k1), "kernel_cpu_all_s": float(kn), "parent_cpu_all_s": float(parent_n),
+            "selection_wall_all_s": float(select_n),
             "load_average_1min": os.getloadavg()[0]}
 
 
@@ -258,14 +262,20 @@ def run_parallel(quick=False):
             for name in ("compass-gait", "disk-stack")}
 
 
+def _seconds(value):
+    """``0.12 s``, or a dash for a value an older report did not record."""
+    return "–" if value is None else f"{value:.2f} s"
+
+
 def format_parallel(report, *, verdicts=True):
     """The parallel section as a Markdown table (and, with ``verdicts``, each scenario against the target)."""
     lines = ["| scenario | samples | workers | wall, 1 worker | wall, all | speed-up | kernel CPU 1 / all | "
-             "parent CPU (all) | load |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "parent CPU (all) | selection wall (all) | load |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in report.items():
         lines.append(f"| {name} | {r['samples']:,d} | {r['workers']} | {r['wall_1_s']:.2f} s | {r['wall_all_s']:.2f} s | "
                      f"{r['speedup']:.2f}× | {r['kernel_cpu_1_s']:.2f} / {r['kernel_cpu_all_s']:.2f} s | "
-                     f"{r['parent_cpu_all_s']:.2f} s | {r['load_average_1min']:.1f} |")
+                     f"{r['parent_cpu_all_s']:.2f} s | {_seconds(r.get('selection_wall_all_s'))} | "
+                     f"{r['load_average_1min']:.1f} |")
     target = TARGETS["parallel_speedup"]
     for name, r in report.items() if verdicts else ():
         lines.append(f"- [{'met' if r['speedup'] >= target else 'MISSED'}] {name}: {r['speedup']:.2f}× on "

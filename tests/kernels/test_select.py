@@ -1,10 +1,11 @@
-"""reach.kernels.select: the k-th largest value per row, against a full sort, with many equal values."""
+"""reach.kernels.select: the k-th largest value per row, the top points per direction and the standardized rows,
+against numpy, with many equal values."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reach.kernels.select import grid_projections, grid_squares, kth_largest_rows
+from reach.kernels.select import grid_squares, kth_largest_rows, standardized_rows, top_along
 
 
 @settings(max_examples=200, deadline=None)
@@ -24,15 +25,41 @@ def test_kth_largest_of_a_constant_row_and_the_extremes():
 
 
 @settings(max_examples=50, deadline=None)
-@given(n=st.integers(1, 300), d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
-def test_grid_scores_are_rounded_projections_and_squares(n, d, seed):
+@given(n=st.integers(1, 300), d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_top_along_each_direction_is_a_sort_of_the_rounded_projections(n, d, seed, data):
     rng = np.random.default_rng(seed)
-    pts, directions = rng.normal(size=(n, d)), rng.normal(size=(5, d))
-    exact = directions @ pts.T * 1000.0
-    scores = grid_projections(directions, pts, 1000.0)
-    # the kernel's sums may differ from BLAS's in the last bits: only a value on a cell's edge may round apart
-    assert np.max(np.abs(scores - np.rint(exact))) <= 1.0
-    assert np.mean(scores == np.rint(exact)) > 0.99 or n * 5 < 100
-    assert np.all(scores == np.rint(scores))
+    pts, directions = np.round(rng.normal(size=(n, d)), 2), rng.normal(size=(5, d))  # rounded: equal reaches
+    top = data.draw(st.integers(1, n))
+    chosen = top_along(directions, pts, 1000.0, top)
+    exact = np.rint(directions @ pts.T * 1000.0)
+    for k in range(5):
+        # the kernel's sums may differ from BLAS's in the last bits: only a value on a cell's edge may round
+        # apart, so compare the reaches the kernel chose with the best ones numpy finds
+        best = np.sort(exact[k])[::-1][:top]
+        assert np.max(np.abs(np.sort(exact[k, chosen[k]])[::-1] - best)) <= 1.0
+        assert len(set(chosen[k].tolist())) == top
+    # equal reaches go to the lower index: a constant set gives the first points
+    assert top_along(directions, np.ones((n, d)), 1000.0, top)[0].tolist() == list(range(top))
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(1, 300), d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_grid_squares_are_rounded_squared_norms(n, d, seed):
+    pts = np.random.default_rng(seed).normal(size=(n, d))
     squares = grid_squares(pts, 1000.0)
     assert np.max(np.abs(squares - np.rint(1000.0 * np.sum(pts**2, axis=1)))) <= 1.0
+    assert np.all(squares == np.rint(squares))
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(2, 300), d=st.integers(1, 6), nv=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_standardized_rows_match_numpy(n, d, nv, seed):
+    rng = np.random.default_rng(seed)
+    J, V = rng.normal(size=(d, nv)), rng.normal(size=(n, nv))
+    index = np.flatnonzero(rng.random(n) < 0.7)
+    if len(index) == 0:
+        return
+    P = V[index] @ J.T
+    floor = 0.5
+    expected = (P - P.mean(axis=0)) / np.maximum(P.std(axis=0), floor)
+    assert np.allclose(standardized_rows(J, V, index, floor), expected, rtol=1e-10, atol=1e-12)
