@@ -31,7 +31,17 @@ from types import SimpleNamespace
 import numba as nb
 import numpy as np
 
-__all__ = ["disc_row", "spatial_block", "quadruped", "run_scaling", "format_scaling", "plot_scaling"]
+__all__ = ["disc_row", "spatial_block", "quadruped", "run_scaling", "format_scaling", "plot_scaling", "TARGETS"]
+
+#: Issue 14's targets for the rows of this report: (row, what, bound, at least?).  Each is reported met or
+#: missed under the table.
+TARGETS = (
+    ("planar, m = 2", "µs per verified two-contact Lemke step (CPU)", 0.7, False),
+    ("quadruped touchdown, k = 8", "samples/s per core (CPU)", 50_000.0, True),
+    ("quadruped touchdown, k = 8", "faster than QuantEcon's Lemke (n = 44)", 3.0, True),
+    ("3-D block, k = 8", "faster than QuantEcon's Lemke (n = 44)", 3.0, True),
+    ("planar, m = 2", "faster than QuantEcon's Lemke (n = 10)", 1.5, True),
+)
 
 _MODES = {True: dict(record=600, passes=3, batch=200, samples=2**11),
           False: dict(record=4000, passes=5, batch=1000, samples=2**14)}
@@ -241,8 +251,29 @@ def format_scaling(report):
         lines.append(line)
     machine = report["machine"]
     lines.append(f"\n({report['mode']} mode; {machine['cpu']}, {machine['cores']} cores, load "
-                 f"{machine['load_average_1min']:.2f}; medians over batches of recorded steps.)")
+                 f"{machine['load_average_1min']:.2f}; medians over batches of recorded steps.)\n")
+    lines.extend(_verdicts(report["rows"]))
     return "\n".join(lines)
+
+
+def _verdicts(rows):
+    """One line per target of :data:`TARGETS` whose row (and peer) this report measured."""
+    by_name = {r["problem"]: r for r in rows}
+    lines = []
+    for name, what, bound, at_least in TARGETS:
+        r = by_name.get(name)
+        if r is None or ("QuantEcon" in what and "quantecon" not in r):
+            continue
+        if "QuantEcon" in what:
+            value, text = r["quantecon"]["cpu_us"] / r["reach"]["cpu_us"], "{:.2f}×"
+        elif "samples/s" in what:
+            value, text = r["sampling"]["samples_per_s_cpu"], "{:,.0f}"
+        else:
+            value, text = r["reach"]["cpu_us"], "{:.2f}"
+        met = value >= bound if at_least else value <= bound
+        lines.append(f"- [{'met' if met else 'MISSED'}] {name}: {text.format(value)} {what} "
+                     f"({'≥' if at_least else '≤'} {text.format(bound)}, issue 14)")
+    return lines
 
 
 def plot_scaling(report, path):

@@ -55,3 +55,18 @@ def test_both_lemke_forms_are_timed_on_the_same_steps():
     assert revised["cpu_us"] > 0 and tableau["cpu_us"] > 0
     same = np.abs(V_r - V_t).max(axis=1) <= 1e-8 * np.abs(rec.V).max()
     assert same.mean() >= 0.95
+
+
+def test_issue_14_targets_are_judged_on_the_rows_measured():
+    machine = dict(cpu="cpu", cores=2, load_average_1min=0.5)
+    row = lambda name, us, peer_us, rate: dict(  # noqa: E731
+        problem=name, family="planar", n=10, m=2, steps=10, reach=dict(wall_us=us, cpu_us=us, pivots=3.0, solved=1.0),
+        sampling=dict(samples_per_s_wall=rate, samples_per_s_cpu=rate, lcps_per_sample=2.0),
+        quantecon=dict(wall_us=peer_us, cpu_us=peer_us, pivots=4.0, solved=1.0))
+    text = format_scaling(dict(mode="quick", machine=machine, rows=[row("planar, m = 2", 0.5, 1.0, 1e5),
+                                                                    row("quadruped touchdown, k = 8", 20.0, 40.0, 9e3)]))
+    assert "[met] planar, m = 2: 0.50 µs" in text  # ≤ 0.7 µs
+    assert "[met] planar, m = 2: 2.00× faster" in text  # ≥ 1.5× at n = 10
+    assert "[MISSED] quadruped touchdown, k = 8: 9,000 samples/s" in text
+    assert "[MISSED] quadruped touchdown, k = 8: 2.00× faster" in text  # < 3× at n = 44
+    assert "3-D block" not in text  # not measured: not judged
