@@ -283,7 +283,7 @@ def cmd_bench(args):
         report = set_vs_simulation(repeats=1 if args.quick else 3)
         print(format_set_vs_simulation(report))
     elif args.parallel:
-        from reach.tools.bench import format_parallel, run_parallel
+        from reach.tools.bench_parallel import format_parallel, run_parallel
 
         report = run_parallel(quick=args.quick)
         print(format_parallel(report))

@@ -62,6 +62,7 @@ def test_quick_bench_emits_every_field(quick_report):
         assert row["speedup"] == pytest.approx(row["wall_1_s"] / row["wall_all_s"]), name
         assert row["samples"] == 2**14 and row["workers"] >= 1, name
         assert row["kernel_cpu_1_s"] > 0 and row["kernel_cpu_all_s"] > 0, name
+        assert len(row["speedup_pairs"]) == 1 and 0 <= row["selection_wall_all_s"] < row["wall_all_s"], name
     startup = quick_report["startup"]
     assert startup["warm_import_s"] <= startup["warm_total_s"] <= startup["cold_compile_s"] * 10
 
@@ -105,3 +106,15 @@ def test_set_against_one_simulation_reports_both_and_the_verdicts():
         assert all(math.isfinite(v) and v >= 0 for _, v in _numbers(r))
     text = format_set_vs_simulation(report)
     assert text.count("\n- [") == 2 and text.count("issue 14") == 2
+
+
+def test_parallel_report_shows_the_pairs_spread_and_the_target():
+    from reach.tools.bench_parallel import PARALLEL_TARGET, format_parallel
+
+    row = dict(samples=2**18, workers=2, wall_1_s=1.8, wall_all_s=1.0, speedup=1.8, speedup_pairs=[1.62, 1.8, 1.91],
+               kernel_cpu_1_s=1.6, kernel_cpu_all_s=1.6, parent_cpu_all_s=0.3, selection_wall_all_s=0.15,
+               load_average_1min=0.5)
+    text = format_parallel({"compass-gait": row, "old": {**row, "speedup": 1.5, "speedup_pairs": [1.5]}})
+    assert "| 1.80× (1.62–1.91) |" in text and "| 0.15 s |" in text
+    assert f"[met] compass-gait: 1.80× on 2 workers (≥ {PARALLEL_TARGET}×" in text
+    assert "| 1.50× |" in text and "[MISSED] old: 1.50×" in text  # one pair: no spread
