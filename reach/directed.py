@@ -93,17 +93,10 @@ def _parents(problem, velocities, kept, count, rng, threads=1):
     # contact velocities, standardized, with a floor of 1e-3 |vn0| on the spread: a coordinate that is zero up
     # to rounding (a tangential velocity that never moves) stays zero instead of amplified noise
     floor = 1e-3 * float(max(-np.min(problem.Jn @ problem.v), 1e-300))
-    pts = standardized_rows(_contact_rows(problem), velocities, index, floor)
+    pts = standardized_rows(problem.J_contact, velocities, index, floor)
     directions = rng.normal(size=(pts.shape[1], DIRECTIONS))
     support = _support_points(index, pts, directions, count, threads)
     return np.union1d(support, _sparse_points(index, pts, len(support), rng, threads))
-
-
-def _contact_rows(problem):
-    """The rows giving :meth:`~reach.problem.ImpactProblem.contact_velocities`, flattened: (m (1 + d), nv)."""
-    d = problem.tangent_dim
-    rows = np.concatenate([problem.Jn[:, None, :], problem.Jt.reshape(problem.m, d, -1)], axis=1)
-    return np.ascontiguousarray(rows.reshape(problem.m * (1 + d), -1), dtype=float)
 
 
 def _support_points(index, pts, directions, count, threads=1):

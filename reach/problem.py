@@ -126,6 +126,9 @@ class ImpactProblem:
         Friction-direction Jacobians ``D^T Jt`` stacked per contact.
     Jbar : ndarray, shape (m + m*k, nv)
         ``[Jn; JD]``.
+    J_contact : ndarray, shape (m (1 + d), nv)
+        Per contact its normal row and its d tangential rows (d = 1 planar,
+        2 spatial): :meth:`contact_velocities` is ``J_contact v``.
     Minv_JbarT : ndarray, shape (nv, m + m*k)
         ``M^-1 Jbar^T``: maps impulses to velocity changes.
     delassus : ndarray, shape (m + m*k, m + m*k)
@@ -247,6 +250,9 @@ class ImpactProblem:
         self.D = D
         self.JD = JD
         self.Jbar = np.vstack([self.Jn, JD])
+        # per contact its normal row, then its d tangential rows: contact_velocities = J_contact v
+        d = self.tangent_dim
+        self.J_contact = np.concatenate([self.Jn[:, None, :], self.Jt.reshape(m, d, nv)], axis=1).reshape(-1, nv)
         L = self._chol
         Y = np.linalg.solve(L, self.Jbar.T)
         self.Minv_JbarT = np.linalg.solve(L.T, Y)
@@ -273,7 +279,8 @@ class ImpactProblem:
         self.W_unit = W_unit
         self.psi = float(np.linalg.norm(self.Minv_JbarT, 2) / self.mass_scale * m * (1.0 + self.mu.max())
                          + 1.0)
-        for arr in (self.D, self.JD, self.Jbar, self.Minv_JbarT, self.delassus, self.E, self.W, self.W_unit):
+        for arr in (self.D, self.JD, self.Jbar, self.J_contact, self.Minv_JbarT, self.delassus, self.E, self.W,
+                    self.W_unit):
             arr.setflags(write=False)
 
     @property
@@ -315,12 +322,9 @@ class ImpactProblem:
             convention-free: they do not depend on how v is parameterized.
         """
         V = np.asarray(V, dtype=float)
-        d = self.tangent_dim
-        # einsum, not BLAS: the sampler calls this between parallel phases, and BLAS threads left spinning
-        # after a product take CPU from the workers (measured on two cores)
-        normal = np.einsum("...j,ij->...i", V, self.Jn)
-        tangent = np.einsum("...j,ij->...i", V, self.Jt).reshape(V.shape[:-1] + (self.m, d))
-        return np.concatenate([normal[..., None], tangent], axis=-1)
+        # einsum, not BLAS: called between parallel phases, BLAS threads left spinning after a product take
+        # CPU from the workers (measured on two cores)
+        return np.einsum("...j,ij->...i", V, self.J_contact).reshape(V.shape[:-1] + (self.m, 1 + self.tangent_dim))
 
     def with_velocity(self, v):
         """A copy of this problem with another pre-impact velocity."""

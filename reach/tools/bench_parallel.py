@@ -53,7 +53,8 @@ def parallel_speedup(scenario, n, *, repeats, workers=None):
     (w1, _, k1, _), (wn, parent_n, kn, select_n) = median[1], median[workers]
     pairs = [a[0] / b[0] for a, b in zip(runs[1], runs[workers])]  # each alternating pair's own speed-up
     return {"samples": int(n), "workers": workers, "wall_1_s": float(w1), "wall_all_s": float(wn),
-            "speedup": float(w1 / wn), "speedup_pairs": [float(x) for x in pairs], "efficiency": float(w1 / wn / workers),
+            "speedup": float(w1 / wn), "speedup_pairs": [float(x) for x in pairs],
+            "efficiency": float(w1 / wn / workers),
             "kernel_cpu_1_s": float(k1), "kernel_cpu_all_s": float(kn), "parent_cpu_all_s": float(parent_n),
             "selection_wall_all_s": float(select_n),
             "load_average_1min": os.getloadavg()[0]}
@@ -78,10 +79,10 @@ def format_parallel(report, *, verdicts=True):
     lines = ["| scenario | samples | workers | wall, 1 worker | wall, all | speed-up | kernel CPU 1 / all | "
              "parent CPU (all) | selection wall (all) | load |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in report.items():
-        lines.append(f"| {name} | {r['samples']:,d} | {r['workers']} | {r['wall_1_s']:.2f} s | {r['wall_all_s']:.2f} s | "
-                     f"{r['speedup']:.2f}×{_spread(r.get('speedup_pairs'))} | {r['kernel_cpu_1_s']:.2f} / {r['kernel_cpu_all_s']:.2f} s | "
-                     f"{r['parent_cpu_all_s']:.2f} s | {r.get('selection_wall_all_s', float('nan')):.2f} s | "
-                     f"{r['load_average_1min']:.1f} |")
+        lines.append(f"| {name} | {r['samples']:,d} | {r['workers']} | {r['wall_1_s']:.2f} s | "
+                     f"{r['wall_all_s']:.2f} s | {r['speedup']:.2f}×{_spread(r.get('speedup_pairs'))} | "
+                     f"{r['kernel_cpu_1_s']:.2f} / {r['kernel_cpu_all_s']:.2f} s | {r['parent_cpu_all_s']:.2f} s | "
+                     f"{r.get('selection_wall_all_s', float('nan')):.2f} s | {r['load_average_1min']:.1f} |")
     target = PARALLEL_TARGET
     for name, r in report.items() if verdicts else ():
         lines.append(f"- [{'met' if r['speedup'] >= target else 'MISSED'}] {name}: {r['speedup']:.2f}× on "

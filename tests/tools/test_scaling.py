@@ -63,8 +63,8 @@ def test_issue_14_targets_are_judged_on_the_rows_measured():
         problem=name, family="planar", n=10, m=2, steps=10, reach=dict(wall_us=us, cpu_us=us, pivots=3.0, solved=1.0),
         sampling=dict(samples_per_s_wall=rate, samples_per_s_cpu=rate, lcps_per_sample=2.0),
         quantecon=dict(wall_us=peer_us, cpu_us=peer_us, pivots=4.0, solved=1.0))
-    text = format_scaling(dict(mode="quick", machine=machine, rows=[row("planar, m = 2", 0.5, 1.0, 1e5),
-                                                                    row("quadruped touchdown, k = 8", 20.0, 40.0, 9e3)]))
+    rows = [row("planar, m = 2", 0.5, 1.0, 1e5), row("quadruped touchdown, k = 8", 20.0, 40.0, 9e3)]
+    text = format_scaling(dict(mode="quick", machine=machine, rows=rows))
     assert "[met] planar, m = 2: 0.50 µs" in text  # ≤ 0.7 µs
     assert "[met] planar, m = 2: 2.00× faster" in text  # ≥ 1.5× at n = 10
     assert "[MISSED] quadruped touchdown, k = 8: 9,000 samples/s" in text
