@@ -40,35 +40,39 @@ __all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smal
 
 
 @nb.njit(cache=True, inline="always")
-def _apply_etas(work, col):
-    """``col <- E_k ... E_1 col`` (the etas of the pivots so far, oldest first)."""
+def _apply_etas(etas, eta_row, eta_inv, count, col):
+    """``col <- E_count ... E_1 col`` (the first ``count`` etas, oldest first)."""
     n = col.shape[0]
-    for t in range(work.meta[0]):
-        r = work.eta_row[t]
+    for t in range(count):
+        r = eta_row[t]
         xr = col[r]
         if xr == 0.0:
             continue
-        xr *= work.eta_inv[t]
-        etas = work.etas  # indexed in 2-D: a row view would cost a reference count per eta
+        xr *= eta_inv[t]
         for i in range(n):
             col[i] -= etas[t, i] * xr
         col[r] = xr
 
 
 @nb.njit(cache=True, inline="always")
-def ftran(work, col):
-    """``col <- B^-1 col``: the folded inverse (if any), then the etas."""
+def _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col):
+    """``col <- B^-1 col``: the folded inverse ``binv`` (if ``folded``), then the etas."""
     n = col.shape[0]
-    if work.meta[1]:
-        tmp = work.r
+    if folded:
         for i in range(n):
             tmp[i] = col[i]
         for i in range(n):
             acc = 0.0
             for j in range(n):
-                acc += work.binv[i, j] * tmp[j]
+                acc += binv[i, j] * tmp[j]
             col[i] = acc
-    _apply_etas(work, col)
+    _apply_etas(etas, eta_row, eta_inv, count, col)
+
+
+@nb.njit(cache=True)
+def ftran(work, col):
+    """``col <- B^-1 col`` for the basis recorded in ``work`` (its folded inverse, if any, then its etas)."""
+    _ftran(work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, col)
 
 
 @nb.njit(cache=True, inline="always")
@@ -81,78 +85,57 @@ def _listed(nz, count, r):
 
 
 @nb.njit(cache=True, inline="always")
-def btran(work, i, y):
+def _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, y):
     """``y <- e_i^T B^-1``: row ``i`` of the basis inverse (the newest eta first).
 
     Each eta changes one entry of ``y`` (its pivot row), so ``y`` has at most
     one nonzero more per eta: the dot products run over the list of nonzeros
-    (``work.nz``), ``O(k^2)`` for ``k`` etas instead of ``O(n k)``.
+    (``nz``), ``O(k^2)`` for ``k`` etas instead of ``O(n k)``.
     """
     n = y.shape[0]
     for j in range(n):
         y[j] = 0.0
     y[i] = 1.0
-    nz = work.nz
-    count = 1
+    count_nz = 1
     nz[0] = i
-    etas = work.etas  # indexed in 2-D: a row view would cost a reference count per eta
-    for t in range(work.meta[0] - 1, -1, -1):
-        r = work.eta_row[t]
+    for t in range(count - 1, -1, -1):
+        r = eta_row[t]
         acc = 0.0
-        for c in range(count):
+        for c in range(count_nz):
             j = nz[c]
             if j != r:
                 acc += y[j] * etas[t, j]
-        if y[r] == 0.0 and acc != 0.0 and not _listed(nz, count, r):
-            nz[count] = r
-            count += 1
-        y[r] = (y[r] - acc) * work.eta_inv[t]
-    if work.meta[1]:
-        tmp = work.r
+        if y[r] == 0.0 and acc != 0.0 and not _listed(nz, count_nz, r):
+            nz[count_nz] = r
+            count_nz += 1
+        y[r] = (y[r] - acc) * eta_inv[t]
+    if folded:
         for j in range(n):
             tmp[j] = y[j]
         for j in range(n):
             acc = 0.0
-            for c in range(count):
+            for c in range(count_nz):
                 k = nz[c]
-                acc += tmp[k] * work.binv[k, j]
+                acc += tmp[k] * binv[k, j]
             y[j] = acc
 
 
+@nb.njit(cache=True)
+def btran(work, i, y):
+    """``y <- e_i^T B^-1``: row ``i`` of the inverse of the basis recorded in ``work``."""
+    _btran(work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, work.nz, i, y)
+
+
 @nb.njit(cache=True, inline="always")
-def _fold(work):
-    """Fold the etas into the explicit inverse ``binv`` and clear them."""
-    n = work.x.shape[0]
-    col = work.row_a  # scratch: work.col holds the entering column
+def _fold(etas, eta_row, eta_inv, count, binv, folded, scratch):
+    """Fold the first ``count`` etas into the explicit inverse ``binv`` (the identity before, unless ``folded``)."""
+    n = scratch.shape[0]
     for j in range(n):
         for i in range(n):
-            col[i] = work.binv[i, j] if work.meta[1] else (1.0 if i == j else 0.0)
-        _apply_etas(work, col)
+            scratch[i] = binv[i, j] if folded else (1.0 if i == j else 0.0)
+        _apply_etas(etas, eta_row, eta_inv, count, scratch)
         for i in range(n):
-            work.binv[i, j] = col[i]
-    work.meta[0] = 0
-    work.meta[1] = 1
-
-
-@nb.njit(cache=True, inline="always")
-def _pivot(work, r):
-    """Pivot on row ``r`` of the entering column in ``work.col``: record its eta, update the basic values."""
-    n = work.x.shape[0]
-    if work.meta[0] == work.etas.shape[0]:
-        _fold(work)
-    t = work.meta[0]
-    col, x = work.col, work.x
-    inv = 1.0 / col[r]
-    for i in range(n):
-        work.etas[t, i] = col[i]
-    work.eta_row[t] = r
-    work.eta_inv[t] = inv
-    work.meta[0] = t + 1
-    xr = x[r] * inv
-    for i in range(n):  # row r too (branch-free, so the loop vectorizes): it is overwritten below
-        y = x[i] - col[i] * xr
-        x[i] = 0.0 if y < 0.0 else y  # clears rounding noise below zero (see lcp._clamp_rhs); NaN stays
-    x[r] = xr if xr > 0.0 else 0.0
+            binv[i, j] = scratch[i]
 
 
 @nb.njit(cache=True, inline="always")
@@ -174,77 +157,29 @@ def lex_smaller(yi, a, yc, ac, tie_tol):
 
 
 @nb.njit(cache=True, inline="always")
-def _ratio_test(work, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
-    """The row leaving for the entering column ``work.col`` (or -1: a ray); as the tableau's ratio test.
-
-    Each candidate's ratio is computed once, into ``work.ratio`` (infinite
-    for rows that are not candidates): one division a row, in a loop that
-    vectorizes, instead of two in branches (12 % of a quadruped solve).
-    """
-    col, x, ratio = work.col, work.x, work.ratio
-    n = x.shape[0]
-    colmax = 0.0
-    for i in range(n):
-        colmax = max(colmax, abs(col[i]))
-    threshold = pivot_tol * max(colmax, 1e-300)
-    for i in range(n):
-        a = sign * col[i]
-        ratio[i] = x[i] / a if a > threshold else np.inf
-    best = np.inf
-    for i in range(n):
-        best = min(best, ratio[i])
-    if best == np.inf:
-        return -1
-    limit = best + tie_tol * (abs(best) + sigma)
-    chosen = -1
-    have_row = False  # work.row_b holds row ``chosen`` of B^-1 (computed on the first tie only)
-    for i in range(n):
-        if ratio[i] <= limit:
-            if basis[i] == z0_index:
-                return i
-            if chosen < 0:
-                chosen = i
-                continue
-            if not have_row:
-                btran(work, chosen, work.row_b)
-                have_row = True
-            btran(work, i, work.row_a)
-            if lex_smaller(work.row_a, sign * col[i], work.row_b, sign * col[chosen], tie_tol):
-                chosen = i
-                work.row_b[:] = work.row_a
-    return chosen
+def _abs_max(a):
+    """``max_i |a_i|`` (0 for an empty or all-NaN ``a``)."""
+    big = 0.0
+    for i in range(a.shape[0]):
+        big = max(big, abs(a[i]))
+    return big
 
 
 @nb.njit(cache=True, inline="always")
 def _load_column(Ms, d, var, col):
     """The original column of a variable: ``e_i`` for ``w_i``, ``-Ms[:, j]`` for ``z_j``, ``-d`` for z0."""
     n = col.shape[0]
-    for i in range(n):
-        if var < n:
-            col[i] = 1.0 if i == var else 0.0
-        elif var < 2 * n:
-            col[i] = -Ms[i, var - n]
-        else:
+    if var < n:
+        for i in range(n):
+            col[i] = 0.0
+        col[var] = 1.0
+    elif var < 2 * n:
+        j = var - n
+        for i in range(n):
+            col[i] = -Ms[i, j]
+    else:
+        for i in range(n):
             col[i] = -d[i]
-
-
-@nb.njit(cache=True, inline="always")
-def _degenerate_exit(work, basis, r, z0, zero, pivot_tol):
-    """The tableau's degenerate exit: with z0 basic at zero, pivot it out on an entry of either sign.
-
-    Returns the row to pivot on, ``r`` unchanged, or -2 (the point is a solution as it stands).
-    """
-    col, x = work.col, work.x
-    n = x.shape[0]
-    for i in range(n):
-        if basis[i] == z0 and x[i] <= zero:
-            colmax = 0.0
-            for k in range(n):
-                colmax = max(colmax, abs(col[k]))
-            if abs(col[i]) > pivot_tol * colmax:
-                return i
-            return -2 if r < 0 else r
-    return r
 
 
 @nb.njit(cache=True)
@@ -253,43 +188,102 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
 
     Same contract as :func:`reach.kernels.lcp.lemke_kernel` (status 0 solved,
     not yet verified; 1 ray; 2 pivot limit; and the pivots), with the final
-    basis in ``work.basis`` and its basic values in ``work.x``.
+    basis in ``work.basis``, its basic values in ``work.x`` and its inverse
+    in ``work`` (etas, and ``binv`` if folded: ``work.meta``).
+
+    The work arrays are taken out of ``work`` once, into local names, and
+    the loop's helpers get arrays, not the tuple: reading a tuple's field in
+    the inner loops cost a quarter of a quadruped solve.  The ratio test
+    (the tableau's: lexicographic ties, z0 preferred, degenerate exit) and
+    the pivot are written out here.
     """
     n = qs.shape[0]
     z0 = 2 * n
-    basis, x = work.basis, work.x
-    work.meta[0] = 0
-    work.meta[1] = 0
+    basis, x, col, ratio = work.basis, work.x, work.col, work.ratio
+    etas, eta_row, eta_inv, binv, tmp = work.etas, work.eta_row, work.eta_inv, work.binv, work.r
+    nz, row_a, row_b = work.nz, work.row_a, work.row_b
+    pivot_tol, tie_tol = opts.pivot_tol, opts.tie_tol
+    count = 0        # etas recorded since the last fold
+    folded = False   # whether binv holds the inverse the etas start from
     sigma = 0.0
     for i in range(n):
         sigma = max(sigma, -qs[i])
         basis[i] = i
         x[i] = qs[i]
         z[i] = 0.0
+    work.meta[0] = 0
+    work.meta[1] = 0
     if not sigma > 0.0:
         return 0, 0
-    _load_column(Ms, d, z0, work.col)
-    r = _ratio_test(work, -1.0, basis, -1, sigma, opts.pivot_tol, opts.tie_tol)
-    _pivot(work, r)   # z0 enters on a negative entry: x_r = q_r / -d_r > 0
-    leaving = basis[r]
-    basis[r] = z0
-    entering = leaving + n
-    pivots = 1
-    status = 2
     zero = opts.zero_tol * sigma
+    entering = z0
+    sign = -1.0       # z0 enters on a negative entry (x_r = q_r / -d_r > 0); then on positive ones
+    z0_index = -1     # z0 is not basic before its first pivot
+    pivots = 0
+    status = 2
     while pivots < opts.max_pivots:
-        _load_column(Ms, d, entering, work.col)
-        ftran(work, work.col)
-        r = _ratio_test(work, 1.0, basis, z0, sigma, opts.pivot_tol, opts.tie_tol)
-        if r < 0 or x[r] > zero:
-            r = _degenerate_exit(work, basis, r, z0, zero, opts.pivot_tol)
+        _load_column(Ms, d, entering, col)
+        _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col)
+        # ratio test: each candidate's ratio once, into ``ratio``; ties broken lexicographically
+        colmax = _abs_max(col)
+        threshold = pivot_tol * max(colmax, 1e-300)
+        for i in range(n):
+            a = sign * col[i]
+            ratio[i] = x[i] / a if a > threshold else np.inf
+        best = np.inf
+        for i in range(n):
+            best = min(best, ratio[i])
+        r = -1
+        if best < np.inf:
+            limit = best + tie_tol * (abs(best) + sigma)
+            have_row = False  # row_b holds row r of B^-1 (computed on the first tie only)
+            for i in range(n):
+                if ratio[i] <= limit:
+                    if basis[i] == z0_index:
+                        r = i
+                        break
+                    if r < 0:
+                        r = i
+                        continue
+                    if not have_row:
+                        _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, r, row_b)
+                        have_row = True
+                    _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, row_a)
+                    if lex_smaller(row_a, sign * col[i], row_b, sign * col[r], tie_tol):
+                        r = i
+                        row_b[:] = row_a
+        if pivots > 0 and (r < 0 or x[r] > zero):
+            # degenerate exit: with z0 basic at zero the point is already complementary; pivot z0 out
+            # on an entry of either sign, or stop where it stands (see lcp.follow_path)
+            for i in range(n):
+                if basis[i] == z0 and x[i] <= zero:
+                    if abs(col[i]) > pivot_tol * colmax:
+                        r = i
+                    elif r < 0:
+                        r = -2
+                    break
         if r == -2:
             status = 0
             break
         if r < 0:
             status = 1
             break
-        _pivot(work, r)
+        # pivot: record the eta (folding the etas into binv when the store is full), update the basic values
+        if count == etas.shape[0]:
+            _fold(etas, eta_row, eta_inv, count, binv, folded, row_a)
+            count = 0
+            folded = True
+        inv = 1.0 / col[r]
+        for i in range(n):
+            etas[count, i] = col[i]
+        eta_row[count] = r
+        eta_inv[count] = inv
+        count += 1
+        xr = x[r] * inv
+        for i in range(n):  # row r too (branch-free, so the loop vectorizes): it is overwritten below
+            y = x[i] - col[i] * xr
+            x[i] = 0.0 if y < 0.0 else y  # clears rounding noise below zero (see lcp._clamp_rhs); NaN stays
+        x[r] = xr if xr > 0.0 else 0.0
         pivots += 1
         leaving = basis[r]
         basis[r] = entering
@@ -297,6 +291,10 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
             status = 0
             break
         entering = leaving + n if leaving < n else leaving - n
+        sign = 1.0
+        z0_index = z0
+    work.meta[0] = count
+    work.meta[1] = 1 if folded else 0
     for i in range(n):
         b = basis[i]
         if n <= b < 2 * n:
