@@ -166,6 +166,64 @@ def _abs_max(a):
 
 
 @nb.njit(cache=True, inline="always")
+def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
+                etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b):
+    """The row leaving for the entering column ``col`` (-1: a ray), and ``max |col|``; the tableau's ratio test.
+
+    Candidates have ``sign * col[i]`` above the pivot threshold; each one's
+    ratio is computed once, into ``ratio`` (infinite for the others), in a
+    loop that vectorizes.  Among the rows tying the minimum, z0's row is
+    chosen if present, else the lexicographic minimum of the rows of
+    ``B^-1`` (BTRAN, on the first tie only) divided by their entries.
+    """
+    n = x.shape[0]
+    colmax = _abs_max(col)
+    threshold = pivot_tol * max(colmax, 1e-300)
+    for i in range(n):
+        a = sign * col[i]
+        ratio[i] = x[i] / a if a > threshold else np.inf
+    best = np.inf
+    for i in range(n):
+        best = min(best, ratio[i])
+    if best == np.inf:
+        return -1, colmax
+    limit = best + tie_tol * (abs(best) + sigma)
+    chosen = -1
+    have_row = False  # row_b holds row ``chosen`` of B^-1
+    for i in range(n):
+        if ratio[i] <= limit:
+            if basis[i] == z0_index:
+                return i, colmax
+            if chosen < 0:
+                chosen = i
+                continue
+            if not have_row:
+                _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, chosen, row_b)
+                have_row = True
+            _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, row_a)
+            if lex_smaller(row_a, sign * col[i], row_b, sign * col[chosen], tie_tol):
+                chosen = i
+                row_b[:] = row_a
+    return chosen, colmax
+
+
+@nb.njit(cache=True, inline="always")
+def _pivot(col, x, r, etas, eta_row, eta_inv, t):
+    """Pivot on row ``r`` of the entering column ``col``: record it as eta ``t``, update the basic values ``x``."""
+    n = x.shape[0]
+    inv = 1.0 / col[r]
+    for i in range(n):
+        etas[t, i] = col[i]
+    eta_row[t] = r
+    eta_inv[t] = inv
+    xr = x[r] * inv
+    for i in range(n):  # row r too (branch-free, so the loop vectorizes): it is overwritten below
+        y = x[i] - col[i] * xr
+        x[i] = 0.0 if y < 0.0 else y  # clears rounding noise below zero (see lcp._clamp_rhs); NaN stays
+    x[r] = xr if xr > 0.0 else 0.0
+
+
+@nb.njit(cache=True, inline="always")
 def _load_column(Ms, d, var, col):
     """The original column of a variable: ``e_i`` for ``w_i``, ``-Ms[:, j]`` for ``z_j``, ``-d`` for z0."""
     n = col.shape[0]
@@ -192,10 +250,8 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
     in ``work`` (etas, and ``binv`` if folded: ``work.meta``).
 
     The work arrays are taken out of ``work`` once, into local names, and
-    the loop's helpers get arrays, not the tuple: reading a tuple's field in
-    the inner loops cost a quarter of a quadruped solve.  The ratio test
-    (the tableau's: lexicographic ties, z0 preferred, degenerate exit) and
-    the pivot are written out here.
+    the loop's helpers (inlined) get arrays, not the tuple: reading a
+    tuple's field in the inner loops cost a fifth of a quadruped solve.
     """
     n = qs.shape[0]
     z0 = 2 * n
@@ -224,34 +280,8 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
     while pivots < opts.max_pivots:
         _load_column(Ms, d, entering, col)
         _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col)
-        # ratio test: each candidate's ratio once, into ``ratio``; ties broken lexicographically
-        colmax = _abs_max(col)
-        threshold = pivot_tol * max(colmax, 1e-300)
-        for i in range(n):
-            a = sign * col[i]
-            ratio[i] = x[i] / a if a > threshold else np.inf
-        best = np.inf
-        for i in range(n):
-            best = min(best, ratio[i])
-        r = -1
-        if best < np.inf:
-            limit = best + tie_tol * (abs(best) + sigma)
-            have_row = False  # row_b holds row r of B^-1 (computed on the first tie only)
-            for i in range(n):
-                if ratio[i] <= limit:
-                    if basis[i] == z0_index:
-                        r = i
-                        break
-                    if r < 0:
-                        r = i
-                        continue
-                    if not have_row:
-                        _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, r, row_b)
-                        have_row = True
-                    _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, row_a)
-                    if lex_smaller(row_a, sign * col[i], row_b, sign * col[r], tie_tol):
-                        r = i
-                        row_b[:] = row_a
+        r, colmax = _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
+                                etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b)
         if pivots > 0 and (r < 0 or x[r] > zero):
             # degenerate exit: with z0 basic at zero the point is already complementary; pivot z0 out
             # on an entry of either sign, or stop where it stands (see lcp.follow_path)
@@ -268,22 +298,12 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
         if r < 0:
             status = 1
             break
-        # pivot: record the eta (folding the etas into binv when the store is full), update the basic values
-        if count == etas.shape[0]:
+        if count == etas.shape[0]:  # the eta store is full: fold it into binv
             _fold(etas, eta_row, eta_inv, count, binv, folded, row_a)
             count = 0
             folded = True
-        inv = 1.0 / col[r]
-        for i in range(n):
-            etas[count, i] = col[i]
-        eta_row[count] = r
-        eta_inv[count] = inv
+        _pivot(col, x, r, etas, eta_row, eta_inv, count)
         count += 1
-        xr = x[r] * inv
-        for i in range(n):  # row r too (branch-free, so the loop vectorizes): it is overwritten below
-            y = x[i] - col[i] * xr
-            x[i] = 0.0 if y < 0.0 else y  # clears rounding noise below zero (see lcp._clamp_rhs); NaN stays
-        x[r] = xr if xr > 0.0 else 0.0
         pivots += 1
         leaving = basis[r]
         basis[r] = entering
