@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
 from reach.kernels.verify import clip_and_measure
 
 __all__ = ["solve_dense", "enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
@@ -22,7 +23,7 @@ __all__ = ["solve_dense", "enumerate_kernel", "first_solution_kernel", "basis_po
 FALLBACK_MAX_N = 14
 
 
-@nb.njit(cache=True)
+@kernel
 def solve_dense(A, b, x, k):
     """Solve ``A[:k, :k] x = b[:k]`` in place by Gaussian elimination with partial pivoting; False if singular."""
     scale = 0.0
@@ -56,7 +57,7 @@ def solve_dense(A, b, x, k):
     return True
 
 
-@nb.njit(cache=True)
+@kernel
 def _solve_principal(M, q, members, k, A, b, x):
     """Solve ``M[S, S] x = -q[S]`` for the index set ``members[:k]``; False if singular."""
     for a in range(k):
@@ -142,7 +143,7 @@ def enumerate_kernel(M, q, out, tol):
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def first_solution_kernel(lcp, q, qs, offset, verify_tol, members, A, b, x, z, w):
     """The first verified solution of LCP(M, q) over index sets ``offset, offset + 1, ...`` (mod 2^n).
 
@@ -163,7 +164,7 @@ def first_solution_kernel(lcp, q, qs, offset, verify_tol, members, A, b, x, z, w
     return False, np.inf
 
 
-@nb.njit(cache=True)
+@kernel
 def basis_point(Ms, qs, col_scale, mask, members, A, b, x, z):
     """The complementary point of index set ``mask`` (bit i: z_i basic), in original units.
 

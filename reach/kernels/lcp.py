@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
 from reach.kernels.revised import lex_smaller, revised_lemke_kernel, revised_refine
 from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
@@ -126,7 +126,7 @@ def scale_lcp(M):
     return ScaledLCP(M, Ms, row_scale, col_scale)
 
 
-@nb.njit(cache=True)
+@kernel
 def equilibrate(M, row_scale, col_scale, iterations=12):
     """Ruiz equilibration: fill ``row_scale``, ``col_scale`` so that
     ``diag(row_scale) M diag(col_scale)`` has rows and columns of max-abs ~1.
@@ -156,7 +156,7 @@ def equilibrate(M, row_scale, col_scale, iterations=12):
                 col_scale[j] /= np.sqrt(big)
 
 
-@nb.njit(cache=True)
+@kernel
 def _pivot(T, r, c, n):
     """Pivot the tableau rows ``0..n-1`` on ``T[r, c]``.
 
@@ -182,7 +182,7 @@ def _pivot(T, r, c, n):
             T[i, c] = 0.0  # exact unit column
 
 
-@nb.njit(cache=True)
+@kernel
 def _clamp_rhs(T, n):
     """Basic values are nonnegative in exact arithmetic; clear rounding noise below zero.
 
@@ -197,7 +197,7 @@ def _clamp_rhs(T, n):
             T[i, rhs] = 0.0
 
 
-@nb.njit(cache=True)
+@kernel
 def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
     """Lexicographic minimum-ratio row for entering column ``c`` (or -1: ray).
 
@@ -235,7 +235,7 @@ def _ratio_test(T, n, c, sign, basis, z0_index, sigma, pivot_tol, tie_tol):
     return chosen
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def follow_path(T, basis, entering, sigma, opts, max_pivots):
     """Follow Lemke's path on tableau ``T`` from the ``entering`` variable; returns (status, pivots).
 
@@ -283,7 +283,7 @@ def follow_path(T, basis, entering, sigma, opts, max_pivots):
     return 2, pivots
 
 
-@nb.njit(cache=True)
+@kernel
 def lemke_kernel(Ms, qs, d, opts, T, basis, z):
     """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``; no allocation.
 
@@ -346,7 +346,7 @@ def lemke_kernel(Ms, qs, d, opts, T, basis, z):
     return status, pivots
 
 
-@nb.njit(cache=True)
+@kernel
 def solve_scaled(lcp, q, d, opts, work, z, w):
     """Solve LCP(M, q) with Lemke's method on the equilibrated copy; return (status, pivots, residual).
 
@@ -389,7 +389,8 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     if res <= opts.verify_tol:
         return status, pivots, res
     if not tableau:
-        work.T[:n, 2 * n + 1] = work.x  # where the LU re-solve keeps the values of a singular basis
+        for i in range(n):  # where the LU re-solve keeps the values of a singular basis
+            work.T[i, 2 * n + 1] = work.x[i]
     res = refine_and_verify(lcp.M, lcp.Ms, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
                             lcp.col_scale)
     if not res <= opts.verify_tol:

@@ -38,6 +38,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
+
 
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
            "contact_rows", "assemble", "admissible_along", "admissible", "contact_data", "decode", "piece_signs",
@@ -48,7 +50,7 @@ __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES"
 MODES = 7
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def contact_rows(W, m, i, j):
     """Delassus entries (nn, nt, tn, tt) between contacts i and j of a planar W.
 
@@ -58,10 +60,10 @@ def contact_rows(W, m, i, j):
     """
     n_i, n_j = m + i, m + j
     t_i, t_j = 2 * m + 2 * i, 2 * m + 2 * j
-    return W[n_i, n_j], W[n_i, t_j], W[t_i, n_j], W[t_i, t_j]
+    return float(W[n_i, n_j]), float(W[n_i, t_j]), float(W[t_i, n_j]), float(W[t_i, t_j])
 
 
-@nb.njit(cache=True)
+@kernel
 def assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
     """The 2m equations of a mode assignment in x = [lambda_n; lambda_t]."""
     for r in range(2 * m):
@@ -97,7 +99,7 @@ def assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
             A[tangent, i] = mu[i] if kind == 1 else -mu[i]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _narrow(a, c, tol, lo, hi):
     """Narrow ``[lo, hi]`` to the z where ``a + c z >= -tol``."""
     if c > 0.0:
@@ -107,7 +109,7 @@ def _narrow(a, c, tol, lo, hi):
     return (lo, hi) if a >= -tol else (np.inf, -np.inf)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
     """Whether some ``x + z d`` (any real z; only z = 0 unless ``along``) meets a mode assignment's inequalities.
 
@@ -146,13 +148,13 @@ def admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
     """The inequalities of a mode assignment at its solution x."""
     return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, x, False, tol)
 
 
-@nb.njit(cache=True)
+@kernel
 def contact_data(data, v, vn0, vt0, mu):
     """Each contact's normal and tangential velocity at ``v`` and its friction coefficient; returns their scale."""
     W = data.lcp.M
@@ -188,7 +190,7 @@ MAX_STORED_PIECES = 7**5
 SINGULAR_RTOL = 1e-9
 
 
-@nb.njit(cache=True)
+@kernel
 def _invert(A, inv, k):
     """``inv = A[:k, :k]^-1`` by Gauss-Jordan with partial pivoting (A is overwritten); returns det's sign, 0 if singular."""
     scale = 0.0
@@ -227,7 +229,7 @@ def _invert(A, inv, k):
     return sign
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def decode(code, m, modes):
     """The modes of piece ``code`` (its base-7 digits, contact 0 first)."""
     for i in range(m):
@@ -288,7 +290,7 @@ def piece_inverses(W, m, codes):
     return modes_out, inv
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _piece_rhs(modes, m, vn0, vt0, lam, b):
     """The right side of a piece's equations at the step's velocities and caps (see :func:`assemble`)."""
     for i in range(m):
@@ -297,7 +299,7 @@ def _piece_rhs(modes, m, vn0, vt0, lam, b):
         b[m + i] = -vt0[i] if mode != 0 and (mode - 1) % 3 == 0 else 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
     """``x = inv @ b`` of a piece from its precomputed inverse; False as soon as a normal impulse leaves ``[0, cap]``.
 
@@ -315,7 +317,7 @@ def piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
     return True
 
 
-@nb.njit(cache=True)
+@kernel
 def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x):
     """Whether a singular piece (one null direction) holds a solution within ``tol``.
 
@@ -338,7 +340,7 @@ def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x)
     return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, null[1], True, tol)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def uncapped(modes, m, lam):
     """Whether a piece gives an impulse to a contact whose cap is 0 (such a contact takes none: skip it)."""
     for i in range(m):
@@ -347,7 +349,7 @@ def uncapped(modes, m, lam):
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def maybe_non_unique(W, m, piece_modes, piece_inv, piece_null, vn0, vt0, lam, mu, tol, modes, b, x):
     """Whether some negative or singular piece holds a solution (within ``tol``): the step may be non-unique.
 
@@ -425,7 +427,7 @@ def certificate_data(W, m, *, certify=True):
     return certified, modes, inv, null, every
 
 
-@nb.njit(cache=True)
+@kernel
 def certified_unique(data, v, lam, work):
     """Whether the step at ``v`` with caps ``lam`` (velocity units) provably has a single solution.
 

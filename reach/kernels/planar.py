@@ -26,10 +26,10 @@ does not depend on which samples ran before it in the same worker.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from reach.kernels.enumeration import solve_dense
+from reach.kernels.jit import kernel
 from reach.kernels.modes import MODES, admissible, assemble, contact_data, contact_rows
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
@@ -99,7 +99,7 @@ def piece_table(W, m, mode_inv):
     return rows, nrows, cond, mask
 
 
-@nb.njit(cache=True)
+@kernel
 def next_tabled_piece(rows, nrows, cond, mask, first, stop, s, zero_mask, lam, tol):
     """The first piece in ``first .. stop - 1`` meeting its tabulated inequalities at ``s``, or -1.
 
@@ -126,7 +126,7 @@ def next_tabled_piece(rows, nrows, cond, mask, first, stop, s, zero_mask, lam, t
     return -1
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled):
     """Whether piece ``code`` holds a solution of the step within ``tol``; its impulses go into ``x``.
 
@@ -169,7 +169,7 @@ def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled)
     return tabled or admissible(W, m, modes, vn0, vt0, lam, mu, x, tol)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _step_vector(m, vn0, vt0, lam, s):
     """``s = [v_n0; v_t0; lambda_max]`` of the step, and its contacts capped at 0 as bits."""
     zero_mask = 0
@@ -180,7 +180,7 @@ def _step_vector(m, vn0, vt0, lam, s):
     return zero_mask
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def lcp_point(W, m, modes, x, vn0, vt0, z):
     """The LCP solution ``z = [beta; lambda_n; lambda_D; gamma]`` (eq. 75) of a piece's impulses ``x``.
 
@@ -204,7 +204,7 @@ def lcp_point(W, m, modes, x, vn0, vt0, z):
         z[4 * m + i] = abs(vt)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def verify_point(data, v, lam, modes, x, vn0, vt0, opts, work, v_next):
     """Rebuild ``z`` from a piece's impulses, verify it as Lemke's answers are and move to ``v'``.
 
@@ -221,7 +221,7 @@ def verify_point(data, v, lam, modes, x, vn0, vt0, opts, work, v_next):
     return True, res
 
 
-@nb.njit(cache=True)
+@kernel
 def guess_piece(m, vn0, vt0, lam):
     """A likely piece at a sample's first step: closing contacts capped, sliding against their motion."""
     code = 0
@@ -233,7 +233,7 @@ def guess_piece(m, vn0, vt0, lam):
     return code
 
 
-@nb.njit(cache=True)
+@kernel
 def piece_step(data, v, lam, opts, work, v_next):
     """The one solution of a step certified unique, found piece by piece; returns (status, residual).
 
@@ -275,7 +275,7 @@ def piece_step(data, v, lam, opts, work, v_next):
     return 3, 0.0
 
 
-@nb.njit(cache=True)
+@kernel
 def mode_step(data, v, lam, opts, sample, step, work, v_next):
     """Every distinct v' of a planar Routh step (``work.distinct``), one drawn uniformly into ``v_next``.
 

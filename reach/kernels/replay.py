@@ -8,14 +8,14 @@ same inputs.
 
 from __future__ import annotations
 
-import numba as nb
 
+from reach.kernels.jit import kernel
 from reach.kernels.routh import routh_step_kernel
 
 __all__ = ["solve_steps"]
 
 
-@nb.njit(cache=True)
+@kernel
 def solve_steps(data, opts, work, V_rec, lam_rec, d_rec, start, stop, V_next, status_out):
     """Solve the recorded steps ``start .. stop - 1``; fill ``V_next``, ``status_out``; return total pivots."""
     pivots = 0

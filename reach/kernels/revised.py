@@ -31,15 +31,15 @@ Kernels only; the work arrays are those of :class:`reach.kernels.lcp.LemkeWork`
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
 from reach.kernels.verify import basic_residual
 
 __all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller"]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _apply_etas(etas, eta_row, eta_inv, count, col):
     """``col <- E_count ... E_1 col`` (the first ``count`` etas, oldest first)."""
     n = col.shape[0]
@@ -54,7 +54,7 @@ def _apply_etas(etas, eta_row, eta_inv, count, col):
         col[r] = xr
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col):
     """``col <- B^-1 col``: the folded inverse ``binv`` (if ``folded``), then the etas."""
     n = col.shape[0]
@@ -69,13 +69,13 @@ def _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col):
     _apply_etas(etas, eta_row, eta_inv, count, col)
 
 
-@nb.njit(cache=True)
+@kernel
 def ftran(work, col):
     """``col <- B^-1 col`` for the basis recorded in ``work`` (its folded inverse, if any, then its etas)."""
     _ftran(work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, col)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _listed(nz, count, r):
     """Whether ``r`` is among the first ``count`` entries of ``nz``."""
     for c in range(count):
@@ -84,7 +84,7 @@ def _listed(nz, count, r):
     return False
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, y):
     """``y <- e_i^T B^-1``: row ``i`` of the basis inverse (the newest eta first).
 
@@ -120,13 +120,13 @@ def _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, y):
             y[j] = acc
 
 
-@nb.njit(cache=True)
+@kernel
 def btran(work, i, y):
     """``y <- e_i^T B^-1``: row ``i`` of the inverse of the basis recorded in ``work``."""
     _btran(work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, work.nz, i, y)
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _fold(etas, eta_row, eta_inv, count, binv, folded, scratch):
     """Fold the first ``count`` etas into the explicit inverse ``binv`` (the identity before, unless ``folded``)."""
     n = scratch.shape[0]
@@ -138,7 +138,7 @@ def _fold(etas, eta_row, eta_inv, count, binv, folded, scratch):
             binv[i, j] = scratch[i]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def lex_smaller(yi, a, yc, ac, tie_tol):
     """Whether row ``yi`` of ``B^-1`` / ``a`` is lexicographically below row ``yc`` / ``ac``.
 
@@ -156,7 +156,7 @@ def lex_smaller(yi, a, yc, ac, tie_tol):
     return False
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _abs_max(a):
     """``max_i |a_i|`` (0 for an empty or all-NaN ``a``)."""
     big = 0.0
@@ -165,7 +165,7 @@ def _abs_max(a):
     return big
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
                 etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b):
     """The row leaving for the entering column ``col`` (-1: a ray), and ``max |col|``; the tableau's ratio test.
@@ -203,11 +203,12 @@ def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
             _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, row_a)
             if lex_smaller(row_a, sign * col[i], row_b, sign * col[chosen], tie_tol):
                 chosen = i
-                row_b[:] = row_a
+                for j in range(row_a.shape[0]):
+                    row_b[j] = row_a[j]
     return chosen, colmax
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _pivot(col, x, r, etas, eta_row, eta_inv, t):
     """Pivot on row ``r`` of the entering column ``col``: record it as eta ``t``, update the basic values ``x``."""
     n = x.shape[0]
@@ -223,7 +224,7 @@ def _pivot(col, x, r, etas, eta_row, eta_inv, t):
     x[r] = xr if xr > 0.0 else 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _load_column(Ms, d, var, col):
     """The original column of a variable: ``e_i`` for ``w_i``, ``-Ms[:, j]`` for ``z_j``, ``-d`` for z0."""
     n = col.shape[0]
@@ -240,7 +241,7 @@ def _load_column(Ms, d, var, col):
             col[i] = -d[i]
 
 
-@nb.njit(cache=True)
+@kernel
 def revised_lemke_kernel(Ms, qs, d, opts, work, z):
     """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``, in revised form; no allocation.
 
@@ -322,7 +323,7 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
     return status, pivots
 
 
-@nb.njit(cache=True)
+@kernel
 def revised_refine(Ms, qs, d, work):
     """One step of iterative refinement of the basic values: ``x += B^-1 (qs - B x)``."""
     r = work.row_a

@@ -15,8 +15,9 @@ Streams in use (one per purpose, so no two purposes share numbers):
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from reach.kernels.jit import kernel
 
 __all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block", "uniform_rows",
            "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "RETRY_STREAM"]
@@ -33,7 +34,7 @@ PICK_STREAM = 3
 RETRY_STREAM = 16
 
 
-@nb.njit(cache=True)
+@kernel
 def splitmix64(x):
     """The splitmix64 finalizer: a well-mixed 64-bit hash of ``x``."""
     x = x + np.uint64(0x9E3779B97F4A7C15)
@@ -42,27 +43,27 @@ def splitmix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@kernel
 def stream_state(seed, stream, index):
     """The hash state of (seed, stream, index); :func:`uniform_at` draws coordinates from it."""
     x = splitmix64(np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)))
     return splitmix64(x ^ np.uint64(index))
 
 
-@nb.njit(cache=True)
+@kernel
 def uniform_at(state, coordinate):
     """A uniform number in [0, 1) for ``coordinate`` of a :func:`stream_state`."""
     x = splitmix64(np.uint64(state) ^ (np.uint64(coordinate) * np.uint64(0x9E3779B97F4A7C15)))
     return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@nb.njit(cache=True)
+@kernel
 def hashed_uniform(seed, stream, index, coordinate):
     """A uniform number in [0, 1) fixed by (seed, stream, index, coordinate)."""
     return uniform_at(stream_state(seed, stream, index), coordinate)
 
 
-@nb.njit(cache=True)
+@kernel
 def uniform_rows(seed, stream, indices, out):
     """Fill ``out`` (k, d) with hashed uniforms for the sample ``indices`` (row s: index ``indices[s]``)."""
     for s in range(out.shape[0]):
@@ -71,7 +72,7 @@ def uniform_rows(seed, stream, indices, out):
             out[s, j] = uniform_at(state, j)
 
 
-@nb.njit(cache=True)
+@kernel
 def uniform_block(seed, stream, start, out):
     """Fill ``out`` (count, d) with hashed uniforms for sample indices start..start+count-1."""
     for s in range(out.shape[0]):

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
+from reach.kernels.jit import kernel
 from reach.kernels.lcp import solve_scaled
 from reach.kernels.modes import certified_unique
 from reach.kernels.planar import mode_step, piece_step
@@ -100,7 +100,7 @@ def allocate_output(count, nv, keep, path_rows):
                         path_len=np.zeros(keep, dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@kernel
 def routh_step_kernel(data, v, lam, d, opts, work, v_next):
     """One Routh step (eq. 75) with covering vector ``d``: fill ``v_next``; return (status, pivots, residual).
 
@@ -122,7 +122,7 @@ def routh_step_kernel(data, v, lam, d, opts, work, v_next):
     return status, pivots, res
 
 
-@nb.njit(cache=True)
+@kernel
 def colliding(Jn, v, tol):
     """Whether some contact's normal velocity ``Jn[i] @ v`` is below ``-tol``."""
     for i in range(Jn.shape[0]):
@@ -134,7 +134,7 @@ def colliding(Jn, v, tol):
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def fill_covering(d, choice, ratio, seed, sample, step, attempt):
     """The covering vector of (seed, sample, step, attempt): ones for ``CHOICE_FIRST``, else log-uniform.
 
@@ -153,7 +153,7 @@ def fill_covering(d, choice, ratio, seed, sample, step, attempt):
         d[i] = np.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
 
 
-@nb.njit(cache=True)
+@kernel
 def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     """A Routh step with the sample's covering vector, made robust; returns (status, residual, solves).
 
@@ -192,7 +192,7 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     return 0, res, tries
 
 
-@nb.njit(cache=True)
+@kernel
 def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
     """A Routh step that picks uniformly among *all* distinct v' of the step's LCP.
 
@@ -250,7 +250,7 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def take_step(data, v, lam, opts, work, sample, step, v_next):
     """Dispatch one step on the solution choice; returns (status, residual, solves)."""
     if opts.choice == CHOICE_EXACT:
@@ -273,7 +273,7 @@ def take_step(data, v, lam, opts, work, sample, step, v_next):
     return robust_step(data, v, lam, opts, opts.choice, work, sample, step, v_next)
 
 
-@nb.njit(cache=True)
+@kernel
 def _record(out, s, v):
     """Append ``v`` to sample ``s``'s stored path, if its path is kept."""
     if s < out.paths.shape[0]:
@@ -283,7 +283,7 @@ def _record(out, s, v):
         out.path_len[s] = k + 1
 
 
-@nb.njit(cache=True)
+@kernel
 def _accept(out, s, v, v_next, res, worst):
     """Move to ``v_next``, record it; returns the updated worst residual."""
     for j in range(v.shape[0]):
@@ -292,7 +292,7 @@ def _accept(out, s, v, v_next, res, worst):
     return max(worst, res)
 
 
-@nb.njit(cache=True)
+@kernel
 def run_samples_kernel(data, opts, P, first_index, out, work):
     """Algorithm 1 for every row of ``P`` plus Algorithm 2's closing step; no per-sample Python.
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
 from reach.kernels.lcp import LemkeOptions, LemkeWork, ScaledLCP, make_work
 
 __all__ = ["MAX_DISTINCT", "RouthData", "StepOptions", "StepWork", "make_step_work", "fill_q", "certified",
@@ -93,7 +93,7 @@ def make_step_work(n, m, nv):
 
 
 
-@nb.njit(cache=True)
+@kernel
 def fill_q(Jbar, m, v, lam, q):
     """The Routh-step LCP vector ``q = [lambda_max; Jbar v; 0]`` (eq. 75a)."""
     nb_ = Jbar.shape[0]
@@ -108,7 +108,7 @@ def fill_q(Jbar, m, v, lam, q):
         q[i] = 0.0
 
 
-@nb.njit(cache=True)
+@kernel
 def certified(W, q, z, w, m, nb_, opts):
     """Physical certificates of a step's solution: Theorem 7 and the friction cone.
 
@@ -151,7 +151,7 @@ def certified(W, q, z, w, m, nb_, opts):
     return True
 
 
-@nb.njit(cache=True)
+@kernel
 def apply_impulse(Minv_JbarT, m, z, v, v_next):
     """``v_next = v + M^-1 Jbar^T lambda_bar`` (eq. 75c) with ``lambda_bar = z[m : m + nb]``."""
     for j in range(v.shape[0]):

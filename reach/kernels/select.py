@@ -20,10 +20,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
+
 __all__ = ["kth_largest_rows", "top_along", "grid_squares", "standardized_rows", "perturbed_caps"]
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _sift_down(heap, i, k):
     """Move ``heap[i]`` down until ``heap[:k]`` is a min-heap below it."""
     while True:
@@ -39,9 +41,9 @@ def _sift_down(heap, i, k):
         i = small
 
 
-@nb.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _kth_largest(values, k, heap):
-    """The k-th largest of ``values`` (n,), ``1 <= k <= n``, with ``heap`` (k,) as scratch."""
+    """The k-th largest of ``values`` (n,), ``1 <= k <= n``, with ``heap`` (k,) float scratch."""
     for i in range(k):  # the first k values, heapified from the bottom up
         heap[i] = values[i]
     for i in range(k // 2 - 1, -1, -1):
@@ -51,7 +53,7 @@ def _kth_largest(values, k, heap):
         if x > heap[0]:
             heap[0] = x
             _sift_down(heap, 0, k)
-    return heap[0]
+    return float(heap[0])
 
 
 @nb.njit(cache=True)

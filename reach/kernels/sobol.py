@@ -23,9 +23,9 @@ import importlib.util
 import os
 from functools import lru_cache
 
-import numba as nb
 import numpy as np
 
+from reach.kernels.jit import kernel
 from reach.kernels.rng import splitmix64
 
 __all__ = ["BITS", "MAX_DIM", "direction_numbers", "scrambled_directions", "sobol_points"]
@@ -73,7 +73,7 @@ def direction_numbers(dim):
     return V
 
 
-@nb.njit(cache=True)
+@kernel
 def _random_bits(seed, d, r):
     x = splitmix64(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D))
     x = splitmix64(x ^ np.uint64(d))
@@ -81,7 +81,7 @@ def _random_bits(seed, d, r):
     return x >> np.uint64(64 - BITS)
 
 
-@nb.njit(cache=True)
+@kernel
 def _parity(x):
     x ^= x >> np.uint64(32)
     x ^= x >> np.uint64(16)
@@ -92,7 +92,7 @@ def _parity(x):
     return x & np.uint64(1)
 
 
-@nb.njit(cache=True)
+@kernel
 def _scramble(V, seed, out, shift):
     dim = V.shape[0]
     full = (np.uint64(1) << np.uint64(BITS)) - np.uint64(1)
@@ -121,7 +121,7 @@ def scrambled_directions(dim, seed):
     return out, shift
 
 
-@nb.njit(cache=True)
+@kernel
 def _point_at(V, shift, index, state):
     """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
     i = np.uint64(index)
@@ -138,7 +138,7 @@ def _point_at(V, shift, index, state):
         state[d] = x
 
 
-@nb.njit(cache=True)
+@kernel
 def _points(V, shift, start, out, state):
     """Point ``start`` directly from its Gray code, then one XOR per coordinate per step."""
     scale = 1.0 / (1 << BITS)
@@ -158,7 +158,7 @@ def _points(V, shift, start, out, state):
                 state[d] ^= V[d, c]
 
 
-@nb.njit(cache=True)
+@kernel
 def _points_at(V, shift, indices, out, state):
     """Points at arbitrary ``indices``, each directly from its Gray code."""
     scale = 1.0 / (1 << BITS)

@@ -12,8 +12,9 @@ Kernels only: contiguous arrays in, status numbers out, no allocation.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from reach.kernels.jit import kernel
 
 #: Lower bound of the residual's scale, relative to max|q~| (see :func:`residual_kernel`).
 ROUNDING_FLOOR = 1e-7
@@ -22,7 +23,7 @@ __all__ = ["ROUNDING_FLOOR", "residual_kernel", "clip_and_measure", "basic_resid
            "verify_tableau", "verify_basic", "refine_and_verify"]
 
 
-@nb.njit(cache=True)
+@kernel
 def basic_residual(Ms, qs, d, x, basis, r):
     """``r = qs - B x`` for the basic values ``x`` (``x[c]``: the c-th basic variable, ``basis[c]``).
 
@@ -48,7 +49,7 @@ def basic_residual(Ms, qs, d, x, basis, r):
                 r[i] += d[i] * xc
 
 
-@nb.njit(cache=True)
+@kernel
 def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
     """Relative natural residual of ``z >= 0`` with ``w = M z + q``, in equilibrated units.
 
@@ -97,7 +98,7 @@ def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
     return res
 
 
-@nb.njit(cache=True)
+@kernel
 def _basis_solve(Ms, qs, d, T, basis, perm, r):
     """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
 
@@ -169,7 +170,7 @@ def _basis_solve(Ms, qs, d, T, basis, perm, r):
     return True
 
 
-@nb.njit(cache=True)
+@kernel
 def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
     """Re-solve the final basis against the data, map back to the original space, verify.
 
@@ -185,7 +186,7 @@ def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
     return verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
 
 
-@nb.njit(cache=True)
+@kernel
 def tableau_refine(Ms, qs, d, T, basis, r):
     """One step of iterative refinement of the basic values with the tableau's own ``B^-1``.
 
@@ -203,7 +204,7 @@ def tableau_refine(Ms, qs, d, T, basis, r):
         T[c, rhs] += acc
 
 
-@nb.njit(cache=True)
+@kernel
 def clip_and_measure(M, q, z, w, row_scale, col_scale):
     """Clip ``z`` at zero, fill ``w = M z + q``, return :func:`residual_kernel`'s residual."""
     n = q.shape[0]
@@ -222,13 +223,13 @@ def clip_and_measure(M, q, z, w, row_scale, col_scale):
     return residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale)
 
 
-@nb.njit(cache=True)
+@kernel
 def verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
     """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
     return verify_basic(M, q, T[:, 2 * q.shape[0] + 1], basis, z, w, row_scale, col_scale)
 
 
-@nb.njit(cache=True)
+@kernel
 def verify_basic(M, q, x, basis, z, w, row_scale, col_scale):
     """Map basic values ``x`` (equilibrated) to the original space, fill ``w = M z + q``, return the residual."""
     n = q.shape[0]
