@@ -120,3 +120,16 @@ def test_the_step_chain_runs_without_reference_counts():
     found = _dispatchers()
     assert all(name in found for name in chain)
     assert all(found[name].targetoptions.get("_nrt", True) is not NO_REFCOUNT for name in chain)
+
+
+def test_without_numbas_option_a_kernel_is_plain_njit(monkeypatch):
+    import reach.kernels.jit as jit
+
+    monkeypatch.setattr(jit, "NO_REFCOUNT", False)
+
+    @jit.kernel(cache=False)
+    def allocates(n):
+        return np.empty(n).shape[0]
+
+    assert "_nrt" not in allocates.targetoptions
+    assert allocates(3) == 3  # counted again: allocation compiles
