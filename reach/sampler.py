@@ -20,7 +20,6 @@ new samples stop landing outside the current set.
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
@@ -36,6 +35,8 @@ from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
+from reach import workers as workers_module
+from reach.workers import auto_jobs, dask_client, worker_count
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
@@ -141,37 +142,9 @@ def run_chunk(plan, start, count, caps=None):
     return chunk
 
 
-def _workers(n_jobs, todo):
-    """Worker count: ``n_jobs`` (-1: all cores) capped at the cores and at the chunks to run."""
-    cores = os.cpu_count() or 1
-    wanted = cores if n_jobs == -1 else n_jobs
-    return max(1, min(wanted, cores, len(todo)))
-
-
-def _dask_client(scheduler):
-    """A Client for ``scheduler`` (address or Client), or None when one is already running."""
-    try:
-        from distributed import Client, get_client
-    except ImportError:
-        raise ValueError("`backend='dask'` needs dask.distributed: pip install 'reach[dask]'.") from None
-    if scheduler is None:
-        try:
-            get_client()
-        except ValueError:
-            raise ValueError("`backend='dask'` needs a running dask.distributed Client or a "
-                             "`scheduler` address (e.g. 'tcp://host:8786').") from None
-        return None
-    if isinstance(scheduler, Client):
-        return scheduler
-    try:
-        return Client(scheduler, timeout=10)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise ValueError(f"`scheduler` {scheduler!r} is not reachable: {exc}") from None
-
-
 def execute(plan, todo, *, n_jobs, backend, scheduler):
     """Yield finished chunks (in any order) for ``todo``: ``(start, count)`` or ``(start, count, caps)``."""
-    workers = _workers(n_jobs, todo)
+    workers = worker_count(n_jobs, todo)
     if backend == "serial" or (workers == 1 and backend != "dask"):
         for item in todo:
             yield run_chunk(plan, *item)
@@ -180,9 +153,11 @@ def execute(plan, todo, *, n_jobs, backend, scheduler):
 
     tasks = (joblib.delayed(run_chunk)(plan, *item) for item in todo)
     if backend != "dask":
+        if backend == "loky":
+            workers_module.STARTED.append(True)
         yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
         return
-    client = _dask_client(scheduler)
+    client = dask_client(scheduler)
     try:
         with joblib.parallel_config(backend="dask"):
             yield from joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(tasks)
@@ -223,8 +198,10 @@ class Accumulator:
 def _check_execution(n_jobs, backend, checkpoint, resume):
     if backend not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
+    if n_jobs == "auto":
+        return
     if check_integer("n_jobs", n_jobs, low=-1) == 0:
-        raise ValueError("`n_jobs` must be a positive integer or -1; got 0.")
+        raise ValueError("`n_jobs` must be a positive integer, -1 or \"auto\"; got 0.")
     if resume and checkpoint is None:
         raise ValueError("`resume=True` needs a `checkpoint` directory.")
 
@@ -251,9 +228,14 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
         ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
         and recorded in the result's settings.
-    n_jobs : int
+    n_jobs : int or "auto"
         Parallel workers (joblib convention: -1 = all cores), capped at the
-        cores and at the chunks.  The result does not depend on it.
+        cores and at the chunks.  ``"auto"``: one core when a pilot of
+        :data:`~reach.workers.PILOT_SAMPLES` samples puts the whole run under
+        :data:`~reach.workers.AUTO_SERIAL_SECONDS` there (starting worker processes costs
+        about as much), all cores otherwise; ``metadata["workers"]`` and
+        ``metadata["serial_estimate_seconds"]`` record the choice.  The
+        result does not depend on it.
     backend : {"loky", "threading", "dask", "serial"}
         ``"dask"`` runs the chunks on a dask.distributed cluster through
         joblib's Dask backend: pass ``scheduler`` (an address such as
@@ -329,6 +311,12 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     _check_execution(n_jobs, backend, checkpoint, resume)
     plan = Plan(problem, settings)
     _load_kernels(plan)  # compile (or load from cache) outside the timing
+    requested = n_jobs
+    if n_jobs == "auto":
+        n_jobs, serial_estimate = auto_jobs(backend, settings.n_samples,
+                                            lambda count: run_chunk(plan, 0, count)["kernel_seconds"])
+    else:
+        serial_estimate = None
     acc = Accumulator(problem, settings)
     ckpt, done = None, set()
     if checkpoint is not None:
@@ -340,7 +328,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
-    workers = _workers(n_jobs, settings.all_chunks()) if backend != "serial" else 1
+    workers = worker_count(n_jobs, settings.all_chunks()) if backend != "serial" else 1
     todo_total, selection = 0, 0.0  # selection: wall seconds choosing the rounds' children (the workers wait)
     try:
         todo = [(s, c) for s, c in first if s not in done]
@@ -363,6 +351,9 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
     timing["workers"] = workers
+    if requested == "auto":
+        timing["n_jobs_requested"] = "auto"
+        timing["serial_estimate_seconds"] = serial_estimate
     timing["selection_seconds"] = selection
     timing["resumed_samples"] = settings.n_samples - todo_total
     result = PostImpactSet.from_arrays(problem, settings, acc.arrays, acc.paths, timing=timing)

@@ -1,11 +1,13 @@
 """Issue 4: parallel and distributed sampling, checkpoints and resume, adaptive stopping, mirroring."""
 
 import json
+import os
 
 import numpy as np
 import pytest
 
 import reach.sampler as sampler
+import reach.workers as workers
 from helpers import hand_compass_gait, hand_rocking_block
 from reach import PostImpactSet, sample_post_impact_set
 from reach.sampler import sample_adaptive
@@ -37,6 +39,24 @@ def test_parallel_equals_serial_bit_for_bit(gait, serial, backend):
     par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, backend=backend, **ARGS)
     assert_same(serial, par)
     assert par.metadata["n_jobs"] == 2
+
+
+def test_auto_runs_a_small_set_on_one_core(gait, serial, monkeypatch):
+    monkeypatch.setattr(workers, "STARTED", [])  # as in a fresh process: no workers to reuse
+    auto = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs="auto", **ARGS)
+    assert_same(serial, auto)
+    assert auto.metadata["n_jobs_requested"] == "auto" and auto.metadata["workers"] == 1
+    assert 0.0 < auto.metadata["serial_estimate_seconds"] < workers.AUTO_SERIAL_SECONDS
+
+
+def test_auto_uses_every_core_for_a_long_run(gait, serial, monkeypatch):
+    monkeypatch.setattr(workers, "STARTED", [])
+    monkeypatch.setattr(workers, "AUTO_SERIAL_SECONDS", 0.0)  # every run counts as long
+    auto = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs="auto", **ARGS)
+    assert_same(serial, auto)
+    assert auto.metadata["workers"] > 1 or (os.cpu_count() or 1) == 1
+    assert auto.metadata["serial_estimate_seconds"] > 0.0
+    assert workers.STARTED  # and the next "auto" run reuses the workers without a pilot
 
 
 def test_dask_local_cluster_equals_serial(gait, serial):
@@ -160,7 +180,7 @@ def test_mirror_doubles_the_set_symmetrically(tmp_path):
 def test_bad_parallel_arguments(gait):
     with pytest.raises(ValueError, match="`backend` must be one of"):
         sample_post_impact_set(gait, 10, backend="mpi", **ARGS)
-    with pytest.raises(ValueError, match="`n_jobs` must be a positive integer or -1"):
+    with pytest.raises(ValueError, match="`n_jobs` must be a positive integer, -1 or"):
         sample_post_impact_set(gait, 10, n_jobs=0, **ARGS)
     with pytest.raises(ValueError, match="`resume=True` needs a `checkpoint` directory."):
         sample_post_impact_set(gait, 10, resume=True, **ARGS)

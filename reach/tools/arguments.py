@@ -99,8 +99,10 @@ def keep_paths(text):
 
 
 def n_jobs(text):
-    """argparse type: a worker count, -1 for every core (0 is refused)."""
-    value = integer_text(text, "a worker count (-1: all cores)", -1, 4096)
+    """argparse type: a worker count, -1 for every core, or ``auto`` (0 is refused)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    value = integer_text(text, "a worker count (-1: all cores) or auto", -1, 4096)
     if value == 0:
-        raise argparse.ArgumentTypeError("expected a worker count (-1: all cores), got 0")
+        raise argparse.ArgumentTypeError("expected a worker count (-1: all cores) or auto, got 0")
     return value

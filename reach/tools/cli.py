@@ -353,8 +353,9 @@ def _add_run(sub):
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
     p.add_argument("--quick", action="store_true", help="at most 4096 samples")
-    p.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="J",
-                   help="parallel workers (-1: all cores; the result does not depend on it)")
+    p.add_argument("--n-jobs", type=_n_jobs, default="auto", metavar="J",
+                   help="parallel workers (-1: all cores; auto, the default: one core when a pilot puts the "
+                        "run under a second there, else all; the result does not depend on it)")
     p.add_argument("--backend", choices=("loky", "threading", "dask", "serial"), default="loky")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--resume", action="store_true",

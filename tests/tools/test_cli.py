@@ -154,6 +154,7 @@ def _bad(capsys, args, *needles):
     (["run", "rocking-block", "--h", "inf"], "--h"),
     (["run", "rocking-block", "--eps", "-1"], "--eps"),
     (["run", "rocking-block", "--n-jobs", "0"], "--n-jobs"),
+    (["run", "rocking-block", "--n-jobs", "many"], "--n-jobs"),
     (["run", "rocking-block", "--confidence", "1.5"], "--confidence"),
     (["run", "rocking-block", "--caps", "edges"], "--caps"),
     (["run", "rocking-block", "--out", "x.txt"], "--out must end in .npz"),
@@ -165,6 +166,16 @@ def _bad(capsys, args, *needles):
 ])
 def test_bad_arguments_exit_2_with_one_line(capsys, args, needle):
     _bad(capsys, args, needle)
+
+
+def test_a_small_run_takes_one_core_by_default(tmp_path, monkeypatch):
+    import reach.workers as workers
+
+    monkeypatch.setattr(workers, "STARTED", [])  # a fresh process has no workers to reuse
+    out = tmp_path / "small.npz"
+    assert main(["run", "rocking-block", "--samples", "512", "--no-progress", "--no-plot", "--out", str(out)]) == 0
+    meta = PostImpactSet.load(out).metadata
+    assert meta["n_jobs_requested"] == "auto" and meta["workers"] == 1
 
 
 @pytest.mark.parametrize("name", PROBLEM_CASES)
