@@ -35,8 +35,7 @@ from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
-from reach import workers as workers_module
-from reach.workers import auto_jobs, dask_client, worker_count
+from reach.workers import auto_jobs, dask_client, note_started, worker_count
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
@@ -154,7 +153,7 @@ def execute(plan, todo, *, n_jobs, backend, scheduler):
     tasks = (joblib.delayed(run_chunk)(plan, *item) for item in todo)
     if backend != "dask":
         if backend == "loky":
-            workers_module.STARTED.append(True)
+            note_started()
         yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
         return
     client = dask_client(scheduler)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["AUTO_SERIAL_SECONDS", "PILOT_SAMPLES", "STARTED", "worker_count", "dask_client", "auto_jobs"]
+__all__ = ["AUTO_SERIAL_SECONDS", "PILOT_SAMPLES", "STARTED", "worker_count", "dask_client", "auto_jobs",
+           "note_started"]
 
 #: ``n_jobs="auto"`` runs on one core when a pilot puts the whole run under this many seconds there.  Starting
 #: two loky workers and loading the kernels in them took about a second (a 2^14-sample rocking-block run:
@@ -14,6 +15,12 @@ AUTO_SERIAL_SECONDS = 1.0
 PILOT_SAMPLES = 256
 #: Set once this process has run loky workers: joblib keeps them for the next run, which then starts for free.
 STARTED = []
+
+
+def note_started():
+    """Record that this process has started loky workers (:data:`STARTED`)."""
+    if not STARTED:
+        STARTED.append(True)
 
 
 def worker_count(n_jobs, todo):
