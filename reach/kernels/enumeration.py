@@ -11,10 +11,9 @@ until a solution verifies against the original data.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from reach.kernels.jit import kernel
+from reach.kernels.jit import counted, kernel
 from reach.kernels.verify import clip_and_measure
 
 __all__ = ["solve_dense", "enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
@@ -67,7 +66,7 @@ def _solve_principal(M, q, members, k, A, b, x):
     return solve_dense(A, b, x, k)
 
 
-@nb.njit(cache=True)
+@counted
 def enumerate_kernel(M, q, out, tol):
     """Every distinct complementary point of LCP(M, q) into ``out``; the count, or -1 if ``out`` is full."""
     n = q.shape[0]

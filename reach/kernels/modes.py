@@ -35,10 +35,9 @@ in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from reach.kernels.jit import kernel
+from reach.kernels.jit import counted, kernel
 
 
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
@@ -237,7 +236,7 @@ def decode(code, m, modes):
         code //= MODES
 
 
-@nb.njit(cache=True)
+@counted
 def _piece_system(W, m, code, modes, A):
     """Decode piece ``code`` into ``modes`` and assemble its matrix into ``A`` (the right side does not matter)."""
     decode(code, m, modes)
@@ -248,7 +247,7 @@ def _piece_system(W, m, code, modes, A):
     assemble(W, m, modes, zeros, zeros, np.ones(m), mu, A, np.empty(2 * m))
 
 
-@nb.njit(cache=True)
+@counted
 def piece_signs(W, m):
     """Sign of the determinant of every mode assignment's system (7^m of them), in code order.
 
@@ -274,7 +273,7 @@ def piece_signs(W, m):
     return signs
 
 
-@nb.njit(cache=True)
+@counted
 def piece_inverses(W, m, codes):
     """``(modes (K, m) int8, inverses (K, 2m, 2m))`` of the pieces ``codes``; a singular one has an inverse of NaN."""
     K = codes.shape[0]

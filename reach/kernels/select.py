@@ -17,10 +17,9 @@ array had cost most of it).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from reach.kernels.jit import kernel
+from reach.kernels.jit import counted, kernel
 
 __all__ = ["kth_largest_rows", "top_along", "grid_squares", "standardized_rows", "perturbed_caps"]
 
@@ -56,7 +55,7 @@ def _kth_largest(values, k, heap):
     return float(heap[0])
 
 
-@nb.njit(cache=True)
+@counted
 def kth_largest_rows(score, k):
     """The k-th largest value of each row of ``score`` (rows, n), ``1 <= k <= n``: shape (rows,)."""
     out = np.empty(score.shape[0])
@@ -66,7 +65,7 @@ def kth_largest_rows(score, k):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@counted(nogil=True)
 def top_along(directions, pts, per_unit, top):
     """For each direction, the ``top`` points reaching farthest along it: local indices, shape (D, top).
 
@@ -109,7 +108,7 @@ def top_along(directions, pts, per_unit, top):
     return out
 
 
-@nb.njit(cache=True)
+@counted
 def grid_squares(pts, per_unit):
     """``rint(per_unit * |pts[i]|^2)`` for each row: squared norms in grid cells, shape (n,)."""
     n, d = pts.shape
@@ -122,7 +121,7 @@ def grid_squares(pts, per_unit):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@counted(nogil=True)
 def standardized_rows(J, V, index, floor):
     """``(J @ V[index].T).T`` with each column's mean removed and divided by its spread (at least ``floor``).
 
@@ -156,7 +155,7 @@ def standardized_rows(J, V, index, floor):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@counted(nogil=True)
 def perturbed_caps(parents, which, noise, uniform, sigma, snap, quant):
     """Children's caps, quantized: ``rint(quant * clip(c, 0, 1))`` with ``c`` a parent's caps perturbed.
 

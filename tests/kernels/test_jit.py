@@ -133,3 +133,19 @@ def test_without_numbas_option_a_kernel_is_plain_njit(monkeypatch):
 
     assert "_nrt" not in allocates.targetoptions
     assert allocates(3) == 3  # counted again: allocation compiles
+
+
+def test_every_kernel_uses_numpys_error_model():
+    # Python's error model tests each divisor for zero, which keeps the ratio test's division loop scalar.
+    found = _dispatchers()
+    assert len(found) >= 60
+    assert {name for name, d in found.items() if d.targetoptions.get("error_model") != "numpy"} == set()
+
+
+def test_a_kernel_divides_by_zero_as_numpy_does():
+    @kernel(cache=False)
+    def ratio(a, b):
+        return a / b
+
+    assert ratio(1.0, 0.0) == np.inf
+    assert np.isnan(ratio(0.0, 0.0))
