@@ -203,7 +203,7 @@ def lcp_residual(M, q, z):
     q = np.ascontiguousarray(q, dtype=float)
     z = np.array(z, dtype=float)
     w = np.empty(q.shape[0])
-    return float(clip_and_measure(lcp.M, q, z, w, lcp.row_scale, lcp.col_scale))
+    return float(clip_and_measure(lcp.MT, q, z, w, lcp.row_scale, lcp.col_scale))
 
 
 def all_solutions(M, q, *, max_solutions=4096, tol=1e-10):

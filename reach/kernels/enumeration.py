@@ -157,7 +157,7 @@ def first_solution_kernel(lcp, q, qs, offset, verify_tol, members, A, b, x, z, w
     for t in range(total):
         if not basis_point(lcp.Ms, qs, lcp.col_scale, (offset + t) % total, members, A, b, x, z):
             continue
-        res = clip_and_measure(lcp.M, q, z, w, lcp.row_scale, lcp.col_scale)
+        res = clip_and_measure(lcp.MT, q, z, w, lcp.row_scale, lcp.col_scale)
         if res <= verify_tol:
             return True, res
     return False, np.inf

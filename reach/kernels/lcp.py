@@ -80,12 +80,21 @@ DEFAULT_OPTIONS = LemkeOptions()
 
 
 class ScaledLCP(NamedTuple):
-    """A matrix ``M`` with its Ruiz equilibration ``Ms = diag(row_scale) M diag(col_scale)``."""
+    """A matrix ``M`` with its Ruiz equilibration ``Ms = diag(row_scale) M diag(col_scale)``, and their transposes.
+
+    The transposes (contiguous) serve the kernels that use the matrices by
+    column: the revised method's entering columns and residuals, and ``w = M z
+    + q`` (a sum of rows of ``MT``).  A row loop over a contiguous row
+    vectorizes; one down a column, or a dot product's running sum, does not.
+    The sums are taken in the same order, so the answers are the same bits.
+    """
 
     M: np.ndarray
     Ms: np.ndarray
     row_scale: np.ndarray
     col_scale: np.ndarray
+    MT: np.ndarray
+    MsT: np.ndarray
 
 
 class LemkeWork(NamedTuple):
@@ -123,7 +132,7 @@ def scale_lcp(M):
     row_scale, col_scale = np.ones(n), np.ones(n)
     equilibrate(M, row_scale, col_scale)
     Ms = np.ascontiguousarray(row_scale[:, None] * M * col_scale[None, :])
-    return ScaledLCP(M, Ms, row_scale, col_scale)
+    return ScaledLCP(M, Ms, row_scale, col_scale, np.ascontiguousarray(M.T), np.ascontiguousarray(Ms.T))
 
 
 @kernel
@@ -369,7 +378,7 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     if tableau:
         status, pivots = lemke_kernel(lcp.Ms, qs, d, opts, work.T, work.basis, z)
     else:
-        status, pivots = revised_lemke_kernel(lcp.Ms, qs, d, opts, work, z)
+        status, pivots = revised_lemke_kernel(lcp.MsT, qs, d, opts, work, z)
     if pivots == 0:
         ok = True
         for i in range(n):
@@ -381,17 +390,17 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     if status != 0:
         return status, pivots, np.inf
     if tableau:
-        tableau_refine(lcp.Ms, qs, d, work.T, work.basis, work.r)
-        res = verify_tableau(lcp.M, q, work.T, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+        tableau_refine(lcp.MsT, qs, d, work.T, work.basis, work.r)
+        res = verify_tableau(lcp.MT, q, work.T, work.basis, z, w, lcp.row_scale, lcp.col_scale)
     else:
-        revised_refine(lcp.Ms, qs, d, work)
-        res = verify_basic(lcp.M, q, work.x, work.basis, z, w, lcp.row_scale, lcp.col_scale)
+        revised_refine(lcp.MsT, qs, d, work)
+        res = verify_basic(lcp.MT, q, work.x, work.basis, z, w, lcp.row_scale, lcp.col_scale)
     if res <= opts.verify_tol:
         return status, pivots, res
     if not tableau:
         for i in range(n):  # where the LU re-solve keeps the values of a singular basis
             work.T[i, 2 * n + 1] = work.x[i]
-    res = refine_and_verify(lcp.M, lcp.Ms, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
+    res = refine_and_verify(lcp.MT, lcp.MsT, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
                             lcp.col_scale)
     if not res <= opts.verify_tol:
         status = 3

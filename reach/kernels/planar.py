@@ -214,7 +214,7 @@ def verify_point(data, v, lam, modes, x, vn0, vt0, opts, work, v_next):
     m = data.Jn.shape[0]
     fill_q(data.Jbar, m, v, lam, work.q)
     lcp_point(lcp.M, m, modes, x, vn0, vt0, work.z)
-    res = clip_and_measure(lcp.M, work.q, work.z, work.w, lcp.row_scale, lcp.col_scale)
+    res = clip_and_measure(lcp.MT, work.q, work.z, work.w, lcp.row_scale, lcp.col_scale)
     if not (res <= opts.lemke.verify_tol and certified(lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0], opts)):
         return False, res
     apply_impulse(data.Minv_JbarT, m, work.z, v, v_next)

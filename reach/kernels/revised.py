@@ -41,17 +41,38 @@ __all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smal
 
 @kernel(inline="always")
 def _apply_etas(etas, eta_row, eta_inv, count, col):
-    """``col <- E_count ... E_1 col`` (the first ``count`` etas, oldest first)."""
+    """``col <- E_count ... E_1 col`` (the first ``count`` etas, oldest first).
+
+    Two etas at a time where they can be: one pass over ``col`` instead of
+    two, with each entry's operations in the same order (so the same bits).
+    The second eta's multiplier is the entry of its row after the first
+    eta; rows ``r`` and ``s`` are then set as one eta after the other would.
+    The quadruped's bare Lemke took 8.6 µs a step instead of 9.1.
+    """
     n = col.shape[0]
-    for t in range(count):
+    t = 0
+    while t < count:
         r = eta_row[t]
         xr = col[r]
         if xr == 0.0:
+            t += 1
             continue
         xr *= eta_inv[t]
+        if t + 1 < count and eta_row[t + 1] != r:
+            s = eta_row[t + 1]
+            xs = col[s] - etas[t, s] * xr
+            if xs != 0.0:
+                xs *= eta_inv[t + 1]
+                for i in range(n):
+                    col[i] = (col[i] - etas[t, i] * xr) - etas[t + 1, i] * xs
+                col[r] = xr - etas[t + 1, r] * xs
+                col[s] = xs
+                t += 2
+                continue
         for i in range(n):
             col[i] -= etas[t, i] * xr
         col[r] = xr
+        t += 1
 
 
 @kernel(inline="always")
@@ -158,11 +179,45 @@ def lex_smaller(yi, a, yc, ac, tie_tol):
 
 @kernel(inline="always")
 def _abs_max(a):
-    """``max_i |a_i|`` (0 for an empty or all-NaN ``a``)."""
-    big = 0.0
-    for i in range(a.shape[0]):
-        big = max(big, abs(a[i]))
-    return big
+    """``max_i |a_i|`` over the entries that are not NaN (0 for an empty or all-NaN ``a``).
+
+    Four running maxima, not one: a single one is a chain of dependent
+    compare-and-selects, which LLVM does not vectorize without fast-math
+    (whose NaN rules would change the answer).  The result is the same in
+    any order.  With :func:`_least`, the quadruped's bare Lemke took 9.0 µs
+    a step instead of 10.0.
+    """
+    n = a.shape[0]
+    b0 = b1 = b2 = b3 = 0.0
+    i = 0
+    while i + 4 <= n:
+        b0 = max(b0, abs(a[i]))
+        b1 = max(b1, abs(a[i + 1]))
+        b2 = max(b2, abs(a[i + 2]))
+        b3 = max(b3, abs(a[i + 3]))
+        i += 4
+    while i < n:
+        b0 = max(b0, abs(a[i]))
+        i += 1
+    return max(max(b0, b1), max(b2, b3))
+
+
+@kernel(inline="always")
+def _least(a):
+    """``min_i a_i`` over the entries that are not NaN (infinite if none); four running minima, as :func:`_abs_max`."""
+    n = a.shape[0]
+    m0 = m1 = m2 = m3 = np.inf
+    i = 0
+    while i + 4 <= n:
+        m0 = min(m0, a[i])
+        m1 = min(m1, a[i + 1])
+        m2 = min(m2, a[i + 2])
+        m3 = min(m3, a[i + 3])
+        i += 4
+    while i < n:
+        m0 = min(m0, a[i])
+        i += 1
+    return min(min(m0, m1), min(m2, m3))
 
 
 @kernel(inline="always")
@@ -182,9 +237,7 @@ def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
     for i in range(n):
         a = sign * col[i]
         ratio[i] = x[i] / a if a > threshold else np.inf
-    best = np.inf
-    for i in range(n):
-        best = min(best, ratio[i])
+    best = _least(ratio)
     if best == np.inf:
         return -1, colmax
     limit = best + tie_tol * (abs(best) + sigma)
@@ -225,8 +278,8 @@ def _pivot(col, x, r, etas, eta_row, eta_inv, t):
 
 
 @kernel(inline="always")
-def _load_column(Ms, d, var, col):
-    """The original column of a variable: ``e_i`` for ``w_i``, ``-Ms[:, j]`` for ``z_j``, ``-d`` for z0."""
+def _load_column(MsT, d, var, col):
+    """The original column of a variable: ``e_i`` for ``w_i``, ``-Ms[:, j]`` (row ``j`` of ``MsT``) for ``z_j``, ``-d`` for z0."""
     n = col.shape[0]
     if var < n:
         for i in range(n):
@@ -235,15 +288,18 @@ def _load_column(Ms, d, var, col):
     elif var < 2 * n:
         j = var - n
         for i in range(n):
-            col[i] = -Ms[i, j]
+            col[i] = -MsT[j, i]
     else:
         for i in range(n):
             col[i] = -d[i]
 
 
 @kernel
-def revised_lemke_kernel(Ms, qs, d, opts, work, z):
+def revised_lemke_kernel(MsT, qs, d, opts, work, z):
     """Lemke's algorithm on ``LCP(Ms, qs)`` with covering vector ``d``, in revised form; no allocation.
+
+    ``MsT`` is the transpose of ``Ms`` (contiguous): the method reads ``Ms`` by
+    column (:class:`reach.kernels.lcp.ScaledLCP`).
 
     Same contract as :func:`reach.kernels.lcp.lemke_kernel` (status 0 solved,
     not yet verified; 1 ray; 2 pivot limit; and the pivots), with the final
@@ -279,7 +335,7 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
     pivots = 0
     status = 2
     while pivots < opts.max_pivots:
-        _load_column(Ms, d, entering, col)
+        _load_column(MsT, d, entering, col)
         _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col)
         r, colmax = _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
                                 etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b)
@@ -324,10 +380,10 @@ def revised_lemke_kernel(Ms, qs, d, opts, work, z):
 
 
 @kernel
-def revised_refine(Ms, qs, d, work):
-    """One step of iterative refinement of the basic values: ``x += B^-1 (qs - B x)``."""
+def revised_refine(MsT, qs, d, work):
+    """One step of iterative refinement of the basic values: ``x += B^-1 (qs - B x)`` (``MsT``: ``Ms`` transposed)."""
     r = work.row_a
-    basic_residual(Ms, qs, d, work.x, work.basis, r)
+    basic_residual(MsT, qs, d, work.x, work.basis, r)
     ftran(work, r)
     for i in range(r.shape[0]):
         work.x[i] += r[i]

@@ -226,7 +226,7 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
         if skip or not basis_point(lcp.Ms, qs, lcp.col_scale, mask, work.members, work.A, work.b,
                                    work.x, z):
             continue
-        if not clip_and_measure(lcp.M, q, z, w, lcp.row_scale, lcp.col_scale) <= opts.lemke.verify_tol:
+        if not clip_and_measure(lcp.MT, q, z, w, lcp.row_scale, lcp.col_scale) <= opts.lemke.verify_tol:
             continue
         if not certified(lcp.M, q, z, w, m, nb_, opts):
             continue

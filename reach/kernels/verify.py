@@ -24,11 +24,11 @@ __all__ = ["ROUNDING_FLOOR", "residual_kernel", "clip_and_measure", "basic_resid
 
 
 @kernel
-def basic_residual(Ms, qs, d, x, basis, r):
+def basic_residual(MsT, qs, d, x, basis, r):
     """``r = qs - B x`` for the basic values ``x`` (``x[c]``: the c-th basic variable, ``basis[c]``).
 
-    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
-    ``z_j`` and ``-d`` for a basic z0.
+    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` (row ``j`` of
+    the transpose ``MsT``) for a basic ``z_j`` and ``-d`` for a basic z0.
     """
     n = qs.shape[0]
     for i in range(n):
@@ -43,7 +43,7 @@ def basic_residual(Ms, qs, d, x, basis, r):
         elif b < 2 * n:
             j = b - n
             for i in range(n):
-                r[i] += Ms[i, j] * xc
+                r[i] += MsT[j, i] * xc
         else:
             for i in range(n):
                 r[i] += d[i] * xc
@@ -99,11 +99,11 @@ def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
 
 
 @kernel
-def _basis_solve(Ms, qs, d, T, basis, perm, r):
+def _basis_solve(MsT, qs, d, T, basis, perm, r):
     """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
 
-    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` for a basic
-    ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
+    ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` (row ``j`` of
+    the transpose ``MsT``) for a basic ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
     z-columns hold the LU factors, the z0 column the right-hand side; the
     basic values land in the rhs column (row c: the c-th basic variable).
     Two steps of iterative refinement follow.  ``perm, r`` are n-vectors of
@@ -118,7 +118,7 @@ def _basis_solve(Ms, qs, d, T, basis, perm, r):
             if b < n:
                 T[i, n + c] = 1.0 if i == b else 0.0
             elif b < 2 * n:
-                T[i, n + c] = -Ms[i, b - n]
+                T[i, n + c] = -MsT[b - n, i]
             else:
                 T[i, n + c] = -d[i]
     big = 0.0
@@ -149,7 +149,7 @@ def _basis_solve(Ms, qs, d, T, basis, perm, r):
     for i in range(n):
         T[i, rhs] = 0.0
     for it in range(3):
-        basic_residual(Ms, qs, d, T[:, rhs], basis, r)  # zero x on the first pass
+        basic_residual(MsT, qs, d, T[:, rhs], basis, r)  # zero x on the first pass
         # solve B dx = r with the stored factors
         for col in range(n):             # P r (the factor rows were swapped whole)
             p = int(perm[col])
@@ -171,23 +171,24 @@ def _basis_solve(Ms, qs, d, T, basis, perm, r):
 
 
 @kernel
-def refine_and_verify(M, Ms, q, qs, d, T, basis, z, w, row_scale, col_scale):
+def refine_and_verify(MT, MsT, q, qs, d, T, basis, z, w, row_scale, col_scale):
     """Re-solve the final basis against the data, map back to the original space, verify.
 
     ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
-    ``T`` (final basis ``basis``) was built from.  The basic system is solved
+    ``T`` (final basis ``basis``) was built from; ``MT`` and ``MsT`` are the
+    transposes of ``M`` and ``Ms``.  The basic system is solved
     afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
     only if that basis is singular).  Then ``z = C z_scaled`` is checked
     against the original ``M, q``: negatives are clipped to zero and the
     dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
     + q`` on exit.
     """
-    _basis_solve(Ms, qs, d, T, basis, z, w)
-    return verify_tableau(M, q, T, basis, z, w, row_scale, col_scale)
+    _basis_solve(MsT, qs, d, T, basis, z, w)
+    return verify_tableau(MT, q, T, basis, z, w, row_scale, col_scale)
 
 
 @kernel
-def tableau_refine(Ms, qs, d, T, basis, r):
+def tableau_refine(MsT, qs, d, T, basis, r):
     """One step of iterative refinement of the basic values with the tableau's own ``B^-1``.
 
     The tableau's first n columns hold ``B^-1`` (row c belongs to the c-th basic
@@ -195,7 +196,7 @@ def tableau_refine(Ms, qs, d, T, basis, r):
     """
     n = qs.shape[0]
     rhs = 2 * n + 1
-    basic_residual(Ms, qs, d, T[:, rhs], basis, r)
+    basic_residual(MsT, qs, d, T[:, rhs], basis, r)
     for c in range(n):
         acc = 0.0
         row = T[c]
@@ -205,8 +206,13 @@ def tableau_refine(Ms, qs, d, T, basis, r):
 
 
 @kernel
-def clip_and_measure(M, q, z, w, row_scale, col_scale):
-    """Clip ``z`` at zero, fill ``w = M z + q``, return :func:`residual_kernel`'s residual."""
+def clip_and_measure(MT, q, z, w, row_scale, col_scale):
+    """Clip ``z`` at zero, fill ``w = M z + q`` (``MT`` is the transpose of ``M``), return :func:`residual_kernel`'s residual.
+
+    ``w`` is built as ``q`` plus the rows of ``MT`` times ``z``, ``j`` = 0, 1, ...:
+    each entry's sum is taken in the order of a row-by-row dot product (so
+    the same bits), in loops that vectorize.
+    """
     n = q.shape[0]
     worst_negative = 0.0
     for j in range(n):
@@ -216,22 +222,23 @@ def clip_and_measure(M, q, z, w, row_scale, col_scale):
         if z[j] < 0.0:
             z[j] = 0.0
     for i in range(n):
-        acc = q[i]
-        for j in range(n):
-            acc += M[i, j] * z[j]
-        w[i] = acc
-    return residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale)
+        w[i] = q[i]
+    for j in range(n):
+        zj = z[j]
+        for i in range(n):
+            w[i] += MT[j, i] * zj
+    return residual_kernel(MT, q, z, w, worst_negative, row_scale, col_scale)
 
 
 @kernel
-def verify_tableau(M, q, T, basis, z, w, row_scale, col_scale):
-    """Map the tableau's basic values to the original space, fill ``w = M z + q``, return the residual."""
-    return verify_basic(M, q, T[:, 2 * q.shape[0] + 1], basis, z, w, row_scale, col_scale)
+def verify_tableau(MT, q, T, basis, z, w, row_scale, col_scale):
+    """Map the tableau's basic values to the original space, fill ``w = M z + q`` (``MT``: ``M`` transposed), return the residual."""
+    return verify_basic(MT, q, T[:, 2 * q.shape[0] + 1], basis, z, w, row_scale, col_scale)
 
 
 @kernel
-def verify_basic(M, q, x, basis, z, w, row_scale, col_scale):
-    """Map basic values ``x`` (equilibrated) to the original space, fill ``w = M z + q``, return the residual."""
+def verify_basic(MT, q, x, basis, z, w, row_scale, col_scale):
+    """Map basic values ``x`` (equilibrated) to the original space, fill ``w = M z + q`` (``MT``: ``M`` transposed), return the residual."""
     n = q.shape[0]
     for i in range(n):
         z[i] = 0.0
@@ -239,4 +246,4 @@ def verify_basic(M, q, x, basis, z, w, row_scale, col_scale):
         b = basis[i]
         if n <= b < 2 * n:
             z[b - n] = x[i] * col_scale[b - n]
-    return clip_and_measure(M, q, z, w, row_scale, col_scale)
+    return clip_and_measure(MT, q, z, w, row_scale, col_scale)

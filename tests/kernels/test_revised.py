@@ -95,3 +95,22 @@ def test_revised_matches_tableau_on_recorded_block_steps(k):
         assert st == 0 and sr == 0
         same += (pt == pr) and np.abs(vt - vr).max() <= 1e-8 * np.abs(v).max()
     assert same >= 0.98 * len(rec.V), f"{same}/{len(rec.V)}"
+
+
+def test_the_ratio_tests_reductions_skip_nan_in_any_order():
+    # _abs_max and _least keep four running extrema; the answer must be the one a single pass gives.
+    from reach.kernels.jit import kernel
+    from reach.kernels.revised import _abs_max, _least
+
+    @kernel(cache=False)
+    def both(a):
+        return _abs_max(a), _least(a)
+
+    rng = np.random.default_rng(0)
+    for n in range(13):
+        for _ in range(50):
+            a = rng.normal(size=n)
+            a[rng.random(n) < 0.2] = np.nan
+            a[rng.random(n) < 0.1] = -np.inf
+            kept = a[~np.isnan(a)]
+            assert both(a) == (np.abs(kept).max(initial=0.0), kept.min(initial=np.inf))

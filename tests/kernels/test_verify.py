@@ -9,7 +9,7 @@ from reach.kernels.verify import ROUNDING_FLOOR, clip_and_measure
 def residual(M, q, z):
     lcp = scale_lcp(M)
     z = np.array(z, dtype=float)
-    return clip_and_measure(lcp.M, np.asarray(q, dtype=float), z, np.empty(len(q)), lcp.row_scale, lcp.col_scale)
+    return clip_and_measure(lcp.MT, np.asarray(q, dtype=float), z, np.empty(len(q)), lcp.row_scale, lcp.col_scale)
 
 
 M = np.array([[2.0, 1.0], [1.0, 2.0]])
