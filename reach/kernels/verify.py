@@ -50,7 +50,7 @@ def basic_residual(MsT, qs, d, x, basis, r):
 
 
 @kernel
-def residual_kernel(M, q, z, w, worst_negative, row_scale, col_scale):
+def residual_kernel(q, z, w, worst_negative, row_scale, col_scale):
     """Relative natural residual of ``z >= 0`` with ``w = M z + q``, in equilibrated units.
 
     With ``z~ = z / c``, ``w~ = r w`` and ``q~ = r q`` (the Ruiz scaling that
@@ -227,7 +227,7 @@ def clip_and_measure(MT, q, z, w, row_scale, col_scale):
         zj = z[j]
         for i in range(n):
             w[i] += MT[j, i] * zj
-    return residual_kernel(MT, q, z, w, worst_negative, row_scale, col_scale)
+    return residual_kernel(q, z, w, worst_negative, row_scale, col_scale)
 
 
 @kernel
