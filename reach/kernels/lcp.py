@@ -71,9 +71,10 @@ TABLEAU = 0
 REVISED = 1
 #: ``LemkeOptions.method``: the tableau below ``REVISED_MIN_N``, the revised method from there on.
 AUTO = 2
-#: Size from which AUTO takes the revised method (measured: ``reach bench --scaling``, the crossover
-#: of the two on Routh steps lies at n = 20-25; below it the tableau's dense pivots vectorize better).
-REVISED_MIN_N = 24
+#: Size from which AUTO takes the revised method.  Measured on whole verified Routh steps, the two
+#: forms in alternating batches (docs/performance.md): the tableau is 1.06x faster at n = 5 (one
+#: planar contact), the revised form 1.1-1.25x faster at n = 10 (two contacts) and more from there on.
+REVISED_MIN_N = 8
 
 #: The options every solve uses unless told otherwise.
 DEFAULT_OPTIONS = LemkeOptions()
