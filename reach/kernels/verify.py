@@ -85,15 +85,14 @@ def residual_kernel(q, z, w, worst_negative, row_scale, col_scale):
     if sigma == 0.0:
         sigma = 1e-300
     res = -worst_negative / sigma if worst_negative < 0.0 else 0.0
-    for i in range(n):
+    finite = True
+    for i in range(n):  # no early exit: the loop vectorizes; a NaN or inf anywhere still gives inf
         zt = z[i] / col_scale[i] / sigma
         wt = row_scale[i] * w[i] / max(abs(row_scale[i] * q[i]), sigma)
-        if not (np.isfinite(zt) and np.isfinite(wt)):
-            return np.inf
+        finite &= np.isfinite(zt) & np.isfinite(wt)
         c = abs(min(zt, wt))
-        if c > res:
-            res = c
-    if not np.isfinite(res):
+        res = max(res, c)
+    if not (finite and np.isfinite(res)):
         return np.inf
     return res
 
@@ -216,10 +215,8 @@ def clip_and_measure(MT, q, z, w, row_scale, col_scale):
     n = q.shape[0]
     worst_negative = 0.0
     for j in range(n):
-        zt = z[j] / col_scale[j]
-        if zt < worst_negative:
-            worst_negative = zt
-        if z[j] < 0.0:
+        if z[j] < 0.0:  # only a negative entry can set the worst (a division only there)
+            worst_negative = min(worst_negative, z[j] / col_scale[j])
             z[j] = 0.0
     for i in range(n):
         w[i] = q[i]

@@ -47,3 +47,23 @@ def test_rounding_noise_of_the_largest_entry_is_tolerated():
 def test_nan_or_inf_is_never_small():
     assert residual(M, q, [np.nan, 1.0]) == np.inf
     assert residual(M, q, [np.inf, 1.0]) == np.inf
+
+
+def test_nan_or_inf_anywhere_gives_inf_whatever_its_place():
+    """The residual's loop has no early exit: a bad entry in the last row counts as in the first."""
+    A = np.diag([2.0, 3.0, 4.0, 5.0, 6.0])
+    b = -np.ones(5)
+    good = 1.0 / np.diag(A)
+    assert residual(A, b, good) < 1e-15
+    for i in range(5):
+        for bad in (np.nan, np.inf, -np.inf):
+            z = good.copy()
+            z[i] = bad
+            assert residual(A, b, z) == np.inf, (i, bad)
+
+
+def test_the_most_negative_entry_sets_the_residual():
+    A = np.eye(3)
+    b = np.array([-1.0, -1.0, -1.0])
+    # z = (1, -0.5, -2): clipped to (1, 0, 0), the worst negative is -2 (sigma = 1)
+    assert residual(A, b, [1.0, -0.5, -2.0]) == 2.0
