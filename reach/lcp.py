@@ -155,8 +155,8 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None, method="auto"
         Reuse buffers and the equilibration of a previous call with the same M.
     method : {"auto", "tableau", "revised"}
         The dense tableau, or the revised method (the basis inverse as a
-        product of one eta matrix a pivot: less work from n of about 24 on);
-        both take the same path.  "auto" picks by size.
+        product of one eta matrix a pivot: less work from n of about 8 on);
+        both take the same path.  "auto" picks by size (the revised method from ``REVISED_MIN_N`` = 8 on).
 
     Returns
     -------
