@@ -441,7 +441,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     """
     from scipy.stats import beta
 
-    from reach.completeness import CELL, closing_speed, held_out_settings, measure_gap, thin_cells
+    from reach.completeness import (CELL, HELD_OUT_STRATEGY, closing_speed, held_out_settings, measure_gap,
+                                    thin_cells)
     from reach.settings import check_positive_number
 
     epsilon = check_positive_number("epsilon", epsilon)
@@ -468,8 +469,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         if met or 2 * n > max_samples:
             break
         n *= 2
-    result.metadata["completeness"] = measure_gap(result, held.velocities, strategy="held-out: counter-based "
-                                                  "broad caps", samples=held.settings.n_samples)
+    result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
+                                                  samples=held.settings.n_samples)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
     warn_if_thin(result)

@@ -203,7 +203,7 @@ def plot_coverage(reports, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(reports), figsize=(5.5 * len(reports), 4.4), layout="constrained",
+    fig, axes = plt.subplots(1, len(reports), figsize=(max(7.5, 5.5 * len(reports)), 5.2), layout="constrained",
                              squeeze=False)
     for ax, report in zip(axes[0], reports):
         for name in dict.fromkeys(r["strategy"] for r in report["rows"]):
@@ -220,7 +220,9 @@ def plot_coverage(reports, path):
         ax.set_xlabel("samples (budget)")
         ax.set_ylabel("% of the reference farther than 2 % of |vn0|")
         ax.set_title(f"{report['label']} (reference {report['reference']['samples']:,d} samples)")
-        ax.legend(fontsize=8)
+    # one legend under the panels: the strategies are the same in each, and inside a panel it hid lines
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=3 if len(reports) > 1 else 2, fontsize=8)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return Path(path)
