@@ -21,8 +21,8 @@ The held-out search is directed whatever the set's strategy.  A set built
 with the paper's uniform caps (``strategy="uniform"``) shares its blind spots
 with a uniform held-out search: on the disk stack at 2^13 samples such a
 search estimated 5-13 % of outcomes beyond 2 % of ``|vn0|`` where a 16x
-reference measured 15 %; the directed one estimates 19-21 % (``reach
-coverage``; docs/guide/complete-sets.md).
+reference measured 15 %; the directed one estimates 19-21 % (measured
+against 16x references of every strategy; docs/guide/complete-sets.md).
 
 These are estimates of the gap, not bounds: a region that neither search
 reaches stays invisible.  ``reach coverage`` measures both the gap (against

@@ -86,7 +86,7 @@ def residual_kernel(q, z, w, worst_negative, row_scale, col_scale):
         sigma = 1e-300
     res = -worst_negative / sigma if worst_negative < 0.0 else 0.0
     finite = True
-    for i in range(n):  # no early exit: the loop vectorizes; a NaN or inf anywhere still gives inf
+    for i in range(n):  # no early exit, a branch less; a NaN or inf anywhere still gives inf
         zt = z[i] / col_scale[i] / sigma
         wt = row_scale[i] * w[i] / max(abs(row_scale[i] * q[i]), sigma)
         finite &= np.isfinite(zt) & np.isfinite(wt)
