@@ -3,7 +3,7 @@
 :func:`sample_post_impact_set` draws the per-step caps ``p`` from a scrambled
 Sobol sequence (as the published code did) or from counter-based uniforms
 over ``[0, 1]^(m N)``, cuts the index range into chunks, runs the jitted
-kernel on each chunk — serially, on local processes (joblib/loky) or on a
+kernel on each chunk — serially, on local processes (loky) or threads (joblib), or on a
 Dask cluster — and fills one set of per-sample arrays.  Every point is keyed
 by its global sample index, so the same seed gives the same set, bit for bit,
 whatever the chunking, the number of workers or the backend.
@@ -35,7 +35,7 @@ from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
-from reach.workers import auto_jobs, dask_client, note_started, worker_count
+from reach.workers import auto_jobs, dask_client, note_started, on_pool, worker_count
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
@@ -148,12 +148,14 @@ def execute(plan, todo, *, n_jobs, backend, scheduler):
         for item in todo:
             yield run_chunk(plan, *item)
         return
+    if backend == "loky":
+        note_started()
+        yield from on_pool(run_chunk, [(plan, *item) for item in todo], workers)
+        return
     import joblib
 
     tasks = (joblib.delayed(run_chunk)(plan, *item) for item in todo)
     if backend != "dask":
-        if backend == "loky":
-            note_started()
         yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
         return
     client = dask_client(scheduler)

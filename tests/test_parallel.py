@@ -197,3 +197,34 @@ def test_union_of_two_runs(tmp_path):
     assert len(back) == len(u)
     with pytest.raises(ValueError, match="different problem"):
         a.union(sample_post_impact_set(hand_compass_gait(), 10, 0.25, 5))
+
+
+# ----------------------------------------------------------------------------- the local worker pool
+def test_the_pool_returns_every_result_and_is_kept_for_the_next_run():
+    import operator
+
+    out = sorted(workers.on_pool(operator.add, [(i, 10) for i in range(20)], 2))
+    assert out == [i + 10 for i in range(20)]
+    pool = workers._POOL["executor"]
+    assert sorted(workers.on_pool(operator.mul, [(2, 3), (4, 5)], 2)) == [6, 20]
+    assert workers._POOL["executor"] is pool  # reused: its workers start once a process
+    assert list(workers.on_pool(operator.add, [(1, 1)], 1)) == [2]  # another worker count: a new pool
+    assert workers._POOL["workers"] == 1
+
+
+def test_a_failing_task_or_a_dead_worker_raises_and_the_next_run_works():
+    import operator
+    from concurrent.futures.process import BrokenProcessPool
+
+    with pytest.raises(ZeroDivisionError):
+        list(workers.on_pool(operator.truediv, [(1.0, 2.0), (1.0, 0.0), (3.0, 4.0)], 2))
+    assert workers._POOL["executor"].submit(sum, [1, 2]).result() == 3  # the pool is idle and usable
+    with pytest.raises(BrokenProcessPool):  # loky's TerminatedWorkerError is one
+        list(workers.on_pool(os._exit, [(3,)], 2))
+    assert sorted(workers.on_pool(operator.add, [(1, 2), (3, 4)], 2)) == [3, 7]
+    # a consumer that stops early cancels what is left, and the pool stays usable
+    stream = workers.on_pool(operator.add, [(i, i) for i in range(50)], 2)
+    next(stream)
+    stream.close()
+    assert workers._POOL["executor"].submit(sum, [3, 4]).result() == 7
+    assert sorted(workers.on_pool(operator.sub, [(5, 1)], 2)) == [4]
