@@ -228,3 +228,23 @@ def test_a_failing_task_or_a_dead_worker_raises_and_the_next_run_works():
     stream.close()
     assert workers._POOL["executor"].submit(sum, [3, 4]).result() == 7
     assert sorted(workers.on_pool(operator.sub, [(5, 1)], 2)) == [4]
+
+
+def test_a_large_plan_goes_to_the_workers_as_a_file_and_gives_the_same_set(gait, serial, monkeypatch, tmp_path):
+    """Above SHIP_BYTES the plan is written once and read once per worker (exact choice on five contacts: 16 MB)."""
+    import gc
+    import pickle
+
+    monkeypatch.setattr(sampler, "SHIP_BYTES", 0)  # every plan counts as large
+    par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, **ARGS)
+    assert_same(serial, par)
+    plan = sampler.Plan(gait, serial.settings)
+    path = sampler.ship(plan)
+    assert isinstance(path, str) and sampler.ship(plan) == path  # written once
+    with open(path, "rb") as f:
+        assert pickle.load(f).settings == plan.settings
+    chunk = sampler.run_shipped_chunk(path, 0, 10)
+    np.testing.assert_array_equal(chunk["velocities"], serial.all_velocities[:10])
+    del plan
+    gc.collect()
+    assert not os.path.exists(path)  # the file goes with the plan
