@@ -35,7 +35,7 @@ from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
-from reach.workers import auto_jobs, dask_client, note_started, on_pool, worker_count
+from reach.workers import auto_jobs, dask_client, note_started, on_pool, run_shipped, ship, worker_count
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
@@ -141,54 +141,6 @@ def run_chunk(plan, start, count, caps=None):
     return chunk
 
 
-#: A plan whose pickle is larger than this goes to local workers as a file, read once per worker and run.
-SHIP_BYTES = 1 << 20
-
-
-def ship(plan):
-    """What carries ``plan`` to the local workers: the plan itself, or, if its pickle is large, a file.
-
-    Exact choice on five planar contacts stores every piece's inverse (16 MB
-    on the disk stack); pickled with every chunk, that made a two-worker run
-    about 15 % slower.  A large plan is written once per run to a temporary
-    file, which each worker reads once (:func:`run_shipped_chunk`): the same
-    bytes, so the same set.  The file goes when the plan does.
-    """
-    import os
-    import pickle
-    import tempfile
-    import uuid
-    import weakref
-
-    if getattr(plan, "_shipped", None) is None:
-        blob = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
-        if len(blob) <= SHIP_BYTES:
-            return plan
-        fd, path = tempfile.mkstemp(prefix=f"reach-plan-{uuid.uuid4().hex}-", suffix=".pkl")  # never a reused name
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        weakref.finalize(plan, os.remove, path)
-        plan._shipped = path
-    return plan._shipped
-
-
-_SHIPPED = {}  # in a worker: the plan last read from a shipped file, by path
-
-
-def run_shipped_chunk(shipped, *item):
-    """:func:`run_chunk` for a plan given as itself or as the file :func:`ship` wrote (read once per process)."""
-    import pickle
-
-    if isinstance(shipped, str):
-        if shipped not in _SHIPPED:
-            with open(shipped, "rb") as f:
-                plan = pickle.load(f)
-            _SHIPPED.clear()
-            _SHIPPED[shipped] = plan
-        shipped = _SHIPPED[shipped]
-    return run_chunk(shipped, *item)
-
-
 def execute(plan, todo, *, n_jobs, backend, scheduler):
     """Yield finished chunks (in any order) for ``todo``: ``(start, count)`` or ``(start, count, caps)``."""
     workers = worker_count(n_jobs, todo)
@@ -198,8 +150,8 @@ def execute(plan, todo, *, n_jobs, backend, scheduler):
         return
     if backend == "loky":
         note_started()
-        shipped = ship(plan)
-        yield from on_pool(run_shipped_chunk, [(shipped, *item) for item in todo], workers)
+        shipped = ship(plan)  # the plan itself, or a file each worker reads once if its pickle is large
+        yield from on_pool(run_shipped, [(run_chunk, shipped, *item) for item in todo], workers)
         return
     import joblib
 

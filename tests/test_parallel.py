@@ -235,15 +235,15 @@ def test_a_large_plan_goes_to_the_workers_as_a_file_and_gives_the_same_set(gait,
     import gc
     import pickle
 
-    monkeypatch.setattr(sampler, "SHIP_BYTES", 0)  # every plan counts as large
+    monkeypatch.setattr(workers, "SHIP_BYTES", 0)  # every plan counts as large
     par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, **ARGS)
     assert_same(serial, par)
     plan = sampler.Plan(gait, serial.settings)
-    path = sampler.ship(plan)
-    assert isinstance(path, str) and sampler.ship(plan) == path  # written once
+    path = workers.ship(plan)
+    assert isinstance(path, str) and workers.ship(plan) == path  # written once
     with open(path, "rb") as f:
         assert pickle.load(f).settings == plan.settings
-    chunk = sampler.run_shipped_chunk(path, 0, 10)
+    chunk = workers.run_shipped(sampler.run_chunk, path, 0, 10)
     np.testing.assert_array_equal(chunk["velocities"], serial.all_velocities[:10])
     del plan
     gc.collect()
