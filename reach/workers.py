@@ -151,16 +151,17 @@ def ship(obj):
     import uuid
     import weakref
 
-    if getattr(obj, "_shipped", None) is None:
+    if getattr(obj, "_shipped", None) is None:  # decided once per object: a small one is not pickled again to weigh it
         blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         if len(blob) <= SHIP_BYTES:
+            obj._shipped = False
             return obj
         fd, path = tempfile.mkstemp(prefix=f"reach-plan-{uuid.uuid4().hex}-", suffix=".pkl")  # never a reused name
         with os.fdopen(fd, "wb") as f:
             f.write(blob)
         weakref.finalize(obj, os.remove, path)
         obj._shipped = path
-    return obj._shipped
+    return obj._shipped or obj
 
 
 def run_shipped(fn, shipped, *args):

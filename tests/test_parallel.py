@@ -235,6 +235,8 @@ def test_a_large_plan_goes_to_the_workers_as_a_file_and_gives_the_same_set(gait,
     import gc
     import pickle
 
+    small = sampler.Plan(gait, serial.settings)
+    assert workers.ship(small) is small and workers.ship(small) is small  # below SHIP_BYTES: sent as itself
     monkeypatch.setattr(workers, "SHIP_BYTES", 0)  # every plan counts as large
     par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, **ARGS)
     assert_same(serial, par)
