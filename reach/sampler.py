@@ -226,7 +226,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         Trajectory length N.
     eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
         See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
-        (default) spends half the budget pushing out from the set's edges
+        (default) spends three quarters of the budget pushing out from the set's edges
         (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
         ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
         and recorded in the result's settings.

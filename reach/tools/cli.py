@@ -339,7 +339,7 @@ def _add_run(sub):
                         "extremes faster with 3+ contacts), mixed (half of each) or broad (uniform, "
                         "extreme and binary in turn)")
     p.add_argument("--strategy", choices=("directed", "uniform"), default="directed",
-                   help="directed (default): half the budget pushes out from the set's edges; "
+                   help="directed (default): three quarters of the budget push out from the set's edges; "
                         "uniform: the paper's plain sampling")
     p.add_argument("--choice", choices=("auto", "exact", "random", "first", "enumerate"), default="auto",
                    help="solution pick at non-unique steps: auto (default: exact for planar problems "
