@@ -275,6 +275,7 @@ class PostImpactSet:
             "contacts": contacts,
             "adaptive": self.metadata.get("adaptive"),
             "completeness": self.metadata.get("completeness"),
+            "uniqueness": self.metadata.get("uniqueness"),
         }
 
     def __repr__(self):

@@ -30,7 +30,10 @@ from reach.step import kernel_data, mode_velocities, routh_step
 #: Spread of the random covering vectors, as the sampler draws them.
 COVERING_RATIO = StepOptions._field_defaults["covering_ratio"]
 
-__all__ = ["distinct_step_velocities", "step_uniqueness"]
+__all__ = ["distinct_step_velocities", "step_uniqueness", "choice_check", "CHECK_SAMPLES"]
+
+#: Trajectories :func:`choice_check` follows (about 0.9 s on the disk stack and the quadruped touchdown).
+CHECK_SAMPLES = 16
 
 
 def distinct_step_velocities(problem, v, lambda_max, *, rtol=1e-7):
@@ -136,3 +139,34 @@ def step_uniqueness(problem, h, max_steps, *, n_samples=100, coverings=16, seed=
         "enumeration_seconds": t_enum / max(steps, 1),
         "lemke_seconds": t_lemke / max(steps, 1),
     }
+
+
+def choice_check(result, *, n_samples=CHECK_SAMPLES, seed=0):
+    """Whether a set drawn with ``"random"`` or ``"first"`` choice may miss outcomes at non-unique steps.
+
+    Exact choice finds every distinct v' of a step; random covering vectors
+    reach only some (never those of index -1), and the covering vector of
+    ones one.  Where a set was drawn so (``result.settings.solution_choice``),
+    :func:`step_uniqueness` samples ``n_samples`` trajectories of the same
+    problem, ``h`` and ``N`` and counts the steps with several distinct v'
+    and the share of those v' that 8 random covering vectors reached.  On
+    spatial problems above n = 22 it walks (a search, so a lower bound).
+    Returns None for sets drawn with exact choice or basis enumeration.
+
+    Returns
+    -------
+    dict or None
+        ``choice``, ``method``, ``steps``, ``nonunique_steps``,
+        ``nonunique_fraction``, ``unreached_fraction`` (of the distinct v'
+        of the non-unique steps, those no random covering vector reached) and
+        ``exact_available`` (whether ``solution_choice="exact"`` applies).
+    """
+    settings, problem = result.settings, result.problem
+    if settings.solution_choice not in ("random", "first"):
+        return None
+    found = step_uniqueness(problem, settings.h, settings.max_steps, n_samples=n_samples, coverings=8,
+                            seed=seed)
+    return {"choice": settings.solution_choice, "method": found["method"], "steps": found["steps"],
+            "nonunique_steps": round(found["nonunique_fraction"] * found["steps"]),
+            "nonunique_fraction": found["nonunique_fraction"], "unreached_fraction": found["unreached_fraction"],
+            "exact_available": bool(_by_modes(problem))}

@@ -80,6 +80,7 @@ def format_summary(summary, title):
         lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
                      f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
         lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
+    lines += _uniqueness_lines(summary.get("uniqueness"))
     if not summary["kept"]:
         return "\n".join(lines)
     lines.append("")
@@ -87,6 +88,23 @@ def format_summary(summary, title):
     for name, c in summary["contacts"].items():
         lines.append(f"{name:<9} {c['lift_off']:>8.1%} {c['slide']:>8.1%} {c['stick']:>8.1%}")
     return "\n".join(lines)
+
+
+def _uniqueness_lines(u):
+    """What :func:`reach.analysis.uniqueness.choice_check` found, for a set drawn with random or first choice."""
+    if not u:
+        return []
+    how = {"modes": "contact modes", "bases": "complementary bases",
+           "walk": "walks from Lemke's solution: a lower bound"}[u["method"]]
+    if not u["nonunique_steps"]:
+        return [f"non-unique steps   none of {u['steps']:,d} sampled steps has more than one outcome ({how})"]
+    pick = (f"{u['unreached_fraction']:.0%} of their outcomes no random covering vector reached (8 a step)"
+            if u["choice"] == "random" else "--choice first takes one of them a step")
+    remedy = ("--choice exact finds every one (planar, up to 6 contacts)" if u["exact_available"] else
+              "no exact choice here: the set may miss outcomes of those steps")
+    pad = " " * 19
+    return [f"non-unique steps   {u['nonunique_steps']:,d} of {u['steps']:,d} sampled steps have several outcomes "
+            f"({how});", f"{pad}{pick}; {remedy}"]
 
 
 # ----------------------------------------------------------------------------- commands
@@ -173,6 +191,10 @@ def cmd_run(args):
               "with --resume to continue.", file=sys.stderr)
         return 130
     result.metadata["label"] = label
+    from reach.analysis.uniqueness import CHECK_SAMPLES, choice_check
+
+    result.metadata["uniqueness"] = choice_check(result, n_samples=CHECK_SAMPLES // 2 if args.quick else CHECK_SAMPLES,
+                                                 seed=args.seed)
     summary = result.summary()
     print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed}, "
                                   f"choice={result.settings.solution_choice})"))

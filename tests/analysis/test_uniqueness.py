@@ -89,3 +89,29 @@ def test_random_coverings_never_reach_the_solutions_of_index_minus_one():
     assert len(nonunique) >= 4
     assert sum(r["unreached_fraction"] > 0 for r in nonunique) >= 4  # solutions no covering vector reaches
     assert all(r["unreached_fraction"] < 0.5 for r in nonunique)  # fewer than half: (k - 1) / 2 of k, at most
+
+
+# --- choice_check: what `reach run` says of a set drawn with random or first choice --------------------------
+def test_choice_check_reports_the_outcomes_random_coverings_miss_on_the_compass_gait():
+    from reach import sample_post_impact_set
+    from reach.analysis.uniqueness import choice_check
+
+    p = hand_compass_gait()
+    result = sample_post_impact_set(p, 256, 0.25, 5, solution_choice="random", completeness=False)
+    found = choice_check(result, n_samples=8, seed=3)
+    assert found["choice"] == "random" and found["method"] == "modes" and found["exact_available"]
+    assert 0 < found["nonunique_steps"] <= found["steps"]
+    assert found["nonunique_fraction"] == pytest.approx(found["nonunique_steps"] / found["steps"])
+    # three solutions a step, one of index -1 that no covering vector reaches: about a third unreached
+    assert 0.2 < found["unreached_fraction"] < 0.5
+
+
+def test_choice_check_is_silent_for_exact_choice_and_finds_nothing_where_steps_are_unique():
+    from reach import sample_post_impact_set
+    from reach.analysis.uniqueness import choice_check
+
+    exact = sample_post_impact_set(hand_compass_gait(), 64, 0.25, 5, completeness=False)
+    assert exact.settings.solution_choice == "exact" and choice_check(exact) is None
+    block = sample_post_impact_set(hand_rocking_block(), 64, 0.3, 10, solution_choice="random", completeness=False)
+    found = choice_check(block, n_samples=8)
+    assert found["steps"] > 8 and found["nonunique_steps"] == 0 and found["unreached_fraction"] == 0.0

@@ -261,3 +261,18 @@ def test_the_entry_point_of_0_1_console_scripts_still_answers():
     assert out.returncode == 2
     assert out.stderr.strip() == ("reach: unknown scenario 'no-such-scenario'; valid names are rocking-block, "
                                   "box-wall, compass-gait, ramone, disk-stack.")
+
+
+def test_run_with_random_choice_says_how_many_steps_have_several_outcomes(capsys):
+    assert main(["run", "compass-gait", "--quick", "--no-progress", "--n-jobs", "1", "--no-plot",
+                 "--choice", "random"]) == 0
+    text = capsys.readouterr().out
+    line = next(l for l in text.splitlines() if l.startswith("non-unique steps"))
+    assert "sampled steps have several outcomes (contact modes)" in line
+    assert "no random covering vector reached" in text and "--choice exact finds every one" in text
+    assert PostImpactSet.load("results/compass-gait.npz").metadata["uniqueness"]["nonunique_steps"] > 0
+
+
+def test_run_with_exact_choice_has_no_uniqueness_line(capsys):
+    assert main(["run", "compass-gait", "--quick", "--no-progress", "--n-jobs", "1", "--no-plot"]) == 0
+    assert "non-unique steps" not in capsys.readouterr().out
