@@ -163,20 +163,24 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     mu = 1e5, fail verification; another vertex usually does not).  If all
     fail and the LCP is small (n <= FALLBACK_MAX_N), enumerate its
     complementary bases from a random starting set until a solution verifies.
+
+    Every try goes through one call of :func:`routh_step_kernel`: LLVM inlines
+    a callee at each of its call sites, and a second site doubled the time
+    to compile the sampling kernel (the answers are the same either way).
     """
     d = work.d
-    fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, 0)
-    status, pivots, res = routh_step_kernel(data, v, lam, d, opts, work, v_next)
-    tries = 1
-    if status == 0:
-        return status, res, tries
-    fill_covering(d, CHOICE_FIRST, opts.covering_ratio, opts.seed, sample, step, 0)
+    tries = 0
     while True:
+        if tries == 0:
+            fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, 0)
+        elif tries == 1:
+            fill_covering(d, CHOICE_FIRST, opts.covering_ratio, opts.seed, sample, step, 0)
+        else:
+            fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, tries - 1)
         status, pivots, res = routh_step_kernel(data, v, lam, d, opts, work, v_next)
         tries += 1
         if status == 0 or tries >= 2 + opts.retries:
             break
-        fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, tries - 1)
     n = work.q.shape[0]
     if status == 0 or n > FALLBACK_MAX_N:
         return status, res, tries
@@ -252,25 +256,34 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 
 @kernel
 def take_step(data, v, lam, opts, work, sample, step, v_next):
-    """Dispatch one step on the solution choice; returns (status, residual, solves)."""
-    if opts.choice == CHOICE_EXACT:
-        # a certified-unique step is solved piece by piece (the certificate costs a few small products); the
-        # others enumerate; Lemke's method only if neither verifies
+    """Dispatch one step on the solution choice; returns (status, residual, solves).
+
+    Exact choice solves a certified-unique step piece by piece (the
+    certificate costs a few small products) and enumerates the others;
+    enumeration tries every complementary basis; both fall back to Lemke's
+    method (with the covering vector of ones) if nothing verifies.  Random
+    and first choice go to Lemke's method directly.  :func:`robust_step` has
+    one call site, so that it is compiled into this kernel once.
+    """
+    choice = opts.choice
+    res = 0.0
+    if choice == CHOICE_EXACT:
         if data.certified and certified_unique(data, v, lam, work):
             if data.piece_nrows.shape[0] == 0:  # no table: Lemke's path costs less than trying pieces
-                return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
-            status, res = piece_step(data, v, lam, opts, work, v_next)
+                status = 3
+            else:
+                status, res = piece_step(data, v, lam, opts, work, v_next)
         else:
             count, ok, res = mode_step(data, v, lam, opts, sample, step, work, v_next)
             status = 0 if ok else 3
         if status == 0:
             return 0, res, 1
-        return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
-    if opts.choice == CHOICE_ENUMERATE:
+        choice = CHOICE_FIRST
+    elif choice == CHOICE_ENUMERATE:
         if enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0:
             return 0, 0.0, 1
-        return robust_step(data, v, lam, opts, CHOICE_FIRST, work, sample, step, v_next)
-    return robust_step(data, v, lam, opts, opts.choice, work, sample, step, v_next)
+        choice = CHOICE_FIRST
+    return robust_step(data, v, lam, opts, choice, work, sample, step, v_next)
 
 
 @kernel
@@ -321,10 +334,18 @@ def run_samples_kernel(data, opts, P, first_index, out, work):
         solves = 0
         worst = 0.0
         failed = False
+        terminated = False
         step = 0
-        while step < N and colliding(data.Jn, v, opts.colliding_tol):
+        # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
+        # one call site of take_step, so that it is compiled into this kernel once
+        while True:
+            if not colliding(data.Jn, v, opts.colliding_tol):
+                terminated = step <= N  # Algorithm 1 ended within N steps (not by the closing step)
+                break
+            if step > N:  # still colliding after the closing step: not kept
+                break
             for i in range(m):
-                lam[i] = opts.h * P[s, step, i]
+                lam[i] = opts.eps_lambda if step == N else opts.h * P[s, step, i]
             status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next)
             solves += tries
             step += 1
@@ -332,21 +353,10 @@ def run_samples_kernel(data, opts, P, first_index, out, work):
                 failed = True
                 break
             worst = _accept(out, s, v, v_next, res, worst)
-        still = colliding(data.Jn, v, opts.colliding_tol)
-        out.terminated[s] = not still and not failed
-        if still and not failed:
-            for i in range(m):
-                lam[i] = opts.eps_lambda
-            status, res, tries = take_step(data, v, lam, opts, work, gidx, N, v_next)
-            solves += tries
-            if status != 0:
-                failed = True
-            else:
-                worst = _accept(out, s, v, v_next, res, worst)
-            still = colliding(data.Jn, v, opts.colliding_tol)
         for j in range(v.shape[0]):
             out.velocities[s, j] = v[j]
+        out.terminated[s] = terminated and not failed
         out.lcp_solves[s] = solves
-        out.kept[s] = not still and not failed
+        out.kept[s] = not failed and not colliding(data.Jn, v, opts.colliding_tol)
         out.status[s] = 1 if failed else 0
         out.residual[s] = worst
