@@ -164,9 +164,10 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     fail and the LCP is small (n <= FALLBACK_MAX_N), enumerate its
     complementary bases from a random starting set until a solution verifies.
 
-    Every try goes through one call of :func:`routh_step_kernel`: LLVM inlines
-    a callee at each of its call sites, and a second site doubled the time
-    to compile the sampling kernel (the answers are the same either way).
+    Every try goes through one call of :func:`routh_step_kernel` (LLVM may
+    compile a callee into each of its call sites; with one site for each of
+    the step's callees a cold compile of the sampling kernel took 84 s
+    instead of 90 s here, with the same answers).
     """
     d = work.d
     tries = 0
