@@ -49,7 +49,7 @@ from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solutio
 from reach.kernels.jit import kernel
 from reach.kernels.lcp import solve_scaled
 from reach.kernels.modes import certified_unique
-from reach.kernels.planar import mode_step, piece_step
+from reach.kernels.planar import PIECE_STEP_MAX_CONTACTS, mode_step, piece_step
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
 from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, hashed_uniform,
                                stream_state, uniform_at)
@@ -259,8 +259,10 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 def take_step(data, v, lam, opts, work, sample, step, v_next):
     """Dispatch one step on the solution choice; returns (status, residual, solves).
 
-    Exact choice solves a certified-unique step piece by piece (the
-    certificate costs a few small products) and enumerates the others;
+    Exact choice solves a certified-unique step piece by piece up to
+    :data:`~reach.kernels.planar.PIECE_STEP_MAX_CONTACTS` contacts, by Lemke's
+    method above (the step has one v'; the certificate costs a few small
+    products) and enumerates the others;
     enumeration tries every complementary basis; both fall back to Lemke's
     method (with the covering vector of ones) if nothing verifies.  Random
     and first choice go to Lemke's method directly.  :func:`robust_step` has
@@ -270,8 +272,8 @@ def take_step(data, v, lam, opts, work, sample, step, v_next):
     res = 0.0
     if choice == CHOICE_EXACT:
         if data.certified and certified_unique(data, v, lam, work):
-            if data.piece_nrows.shape[0] == 0:  # no table: Lemke's path costs less than trying pieces
-                status = 3
+            if data.piece_nrows.shape[0] == 0 or data.Jn.shape[0] > PIECE_STEP_MAX_CONTACTS:
+                status = 3  # no table, or too many pieces: Lemke's path costs less than trying pieces
             else:
                 status, res = piece_step(data, v, lam, opts, work, v_next)
         else:

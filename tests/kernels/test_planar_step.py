@@ -90,3 +90,23 @@ def test_piece_step_is_lemkes_answer_on_certified_steps(m, cases):
         assert_energy_non_increasing(p, p.v, v_next)
         compared += 1
     assert compared >= cases // 4, compared
+
+
+def test_four_contacts_certified_steps_take_lemkes_method_and_give_the_same_set():
+    """Above PIECE_STEP_MAX_CONTACTS a certified step is solved by Lemke's method: the exact set is random choice's.
+
+    Every step of this row of discs is certified unique (its certificate holds no negative or singular
+    piece), so exact and random choice must reach the same outcomes, sample by sample.
+    """
+    from reach import sample_post_impact_set
+    from reach.kernels.planar import PIECE_STEP_MAX_CONTACTS
+    from reach.tools.scaling import disc_row
+
+    p, h, N = disc_row(PIECE_STEP_MAX_CONTACTS + 1)
+    runs = {choice: sample_post_impact_set(p, 512, h, N, solution_choice=choice, completeness=False)
+            for choice in ("exact", "random")}
+    assert runs["exact"].settings.solution_choice == "exact" and runs["exact"].success
+    scale = np.abs(p.contact_velocities(p.v)).max()
+    gap = np.abs(runs["exact"].contact_velocities() - runs["random"].contact_velocities()).max()
+    assert gap <= 1e-9 * scale
+    assert_energy_non_increasing(p, p.v, runs["exact"].velocities)
