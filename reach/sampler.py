@@ -29,6 +29,7 @@ from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, C
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
+from reach.choice import AUTO_EXACT_CONTACTS, resolve_choice
 from reach.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
@@ -43,9 +44,6 @@ __all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_ca
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
 EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
-#: ``solution_choice="auto"`` (the default) is ``"exact"`` for planar problems with at most this many
-#: contacts and ``"random"`` otherwise.
-AUTO_EXACT_CONTACTS = 3
 #: Execution backends of :func:`sample_post_impact_set`.
 BACKENDS = ("serial", "loky", "threading", "dask")
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
@@ -75,13 +73,6 @@ class Plan:
         eps_lambda = settings.eps / (3.0 * problem.psi)
         self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)
-
-
-def resolve_choice(problem, solution_choice):
-    """The solution choice ``"auto"`` stands for on ``problem``: exact where it is cheap, else random."""
-    if solution_choice != "auto":
-        return solution_choice
-    return "exact" if problem.planar and problem.m <= AUTO_EXACT_CONTACTS else "random"
 
 
 _LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache
@@ -283,7 +274,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     (True, True)
     """
     if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
-        solution_choice = resolve_choice(problem, solution_choice)
+        solution_choice = resolve_choice(problem, solution_choice, h, max_steps)
     elif solution_choice == "auto":
         solution_choice = "random"
     settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,

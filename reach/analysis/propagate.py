@@ -205,9 +205,9 @@ class Propagation:
     def _sampling(self, impact, branch, problem):
         from reach.settings import SamplingSettings
         s = self.settings
-        return SamplingSettings(n_samples=s.budget, h=s.h_of(problem), max_steps=s.max_steps,
-                                seed=s.seed_of(impact, branch), solution_choice=resolve_choice(problem, "auto"),
-                                keep_paths=0)
+        h = s.h_of(problem)
+        return SamplingSettings(n_samples=s.budget, h=h, max_steps=s.max_steps, seed=s.seed_of(impact, branch),
+                                solution_choice=resolve_choice(problem, "auto", h, s.max_steps), keep_paths=0)
 
     def __repr__(self):
         sizes = [len(r.v) for r in self.impacts]

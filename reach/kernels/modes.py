@@ -43,7 +43,7 @@ from reach.kernels.jit import counted, kernel
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
            "contact_rows", "assemble", "admissible_along", "admissible", "contact_data", "decode", "piece_signs",
            "piece_inverses", "piece_point", "uncapped", "maybe_non_unique", "certificate_data",
-           "certified_unique"]
+           "certified_unique", "count_flagged"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
@@ -439,3 +439,13 @@ def certified_unique(data, v, lam, work):
     m = data.Jn.shape[0]
     return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, data.piece_null, vn0, vt0, lam,
                                 mu, CERTIFY_TOL * vscale, work.members, work.b, work.x)
+
+
+@kernel
+def count_flagged(data, V, L, work):
+    """How many of the steps ``(V[k], L[k])`` (caps in velocity units) the certificate does not prove unique."""
+    flagged = 0
+    for k in range(V.shape[0]):
+        if not certified_unique(data, V[k], L[k], work):
+            flagged += 1
+    return flagged

@@ -1,0 +1,117 @@
+"""Which solution choice ``"auto"`` (the default) stands for on a problem: exact where it is cheap, else random.
+
+Exact choice (:mod:`reach.kernels.planar`) finds every distinct v' of a planar
+step by its contact modes and draws one uniformly (SPEC §7).  Its cost per
+step is the uniqueness certificate (a test of each of the problem's ``K``
+negative and singular pieces), plus, at the steps the certificate does not
+prove unique, an enumeration of all ``7^m`` pieces; a certified step costs
+what Lemke's method costs.  Up to :data:`AUTO_EXACT_CONTACTS` contacts this is
+always cheap.  With four or five contacts it depends on the problem: nothing on
+a row of discs whose certificate holds no piece, 35 times random choice on the
+disk stack (2,870 pieces, a third of its steps enumerated).  There
+:func:`exact_choice_estimate` predicts the cost from counts, not timings — the
+certificate's pieces, and the share of steps it leaves to enumerate along a
+fixed pilot of :data:`PILOT_SAMPLES` trajectories — so the choice depends on
+the problem, ``h`` and ``N`` only, never on the machine or the seed, and
+``"auto"`` takes exact choice where the estimate is at most
+:data:`EXACT_COST_LIMIT` times random choice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.caps import draw_caps
+from reach.kernels.modes import MODES, count_flagged
+from reach.kernels.routh import CHOICE_FIRST, allocate_output, run_samples_kernel
+from reach.kernels.routh_data import make_step_work
+from reach.step import kernel_data, step_options
+
+__all__ = ["AUTO_EXACT_CONTACTS", "AUTO_ESTIMATED_CONTACTS", "EXACT_COST_LIMIT", "PILOT_SAMPLES", "resolve_choice",
+           "exact_choice_estimate"]
+
+#: ``"auto"`` is ``"exact"`` for planar problems with at most this many contacts.
+AUTO_EXACT_CONTACTS = 3
+#: Up to this many contacts ``"auto"`` estimates exact choice's cost (every piece's inverse is stored up to
+#: 7^5 pieces; with six contacts an enumeration solves 117,649 systems).
+AUTO_ESTIMATED_CONTACTS = 5
+#: ``"auto"`` takes exact choice where its estimated cost is at most this many times random choice's.
+EXACT_COST_LIMIT = 1.5
+#: Trajectories of the pilot (Sobol caps, seed 0, the covering vector of ones) whose steps are certified.
+PILOT_SAMPLES = 128
+#: Measured costs (CPU µs, docs/guide/model.md): one certificate piece tested, one piece tried in an
+#: enumeration, and a verified Lemke step of an LCP of size n, about n^2 / 80 (1.2 µs at n = 10, 5 at 20, 8 at 25).
+PIECE_TEST_US, PIECE_ENUMERATED_US, LEMKE_US_PER_N2 = 0.05, 0.067, 1 / 80
+
+
+def resolve_choice(problem, solution_choice, h=None, max_steps=None):
+    """The solution choice ``"auto"`` stands for on ``problem`` (any other is returned as it is).
+
+    Planar problems with at most :data:`AUTO_EXACT_CONTACTS` contacts: ``"exact"``.
+    With up to :data:`AUTO_ESTIMATED_CONTACTS`, and ``h`` and ``max_steps``
+    given: ``"exact"`` where :func:`exact_choice_estimate` puts its cost at
+    most :data:`EXACT_COST_LIMIT` times random choice's.  Otherwise ``"random"``.
+    """
+    if solution_choice != "auto":
+        return solution_choice
+    if not problem.planar:
+        return "random"
+    if problem.m <= AUTO_EXACT_CONTACTS:
+        return "exact"
+    if problem.m > AUTO_ESTIMATED_CONTACTS or not _usable(h, max_steps):
+        return "random"
+    return "exact" if exact_choice_estimate(problem, h, max_steps)["ratio"] <= EXACT_COST_LIMIT else "random"
+
+
+def _usable(h, max_steps):
+    """Whether ``h`` and ``max_steps`` can run a pilot (bad ones are refused, by name, when the run is planned)."""
+    try:
+        return bool(np.isfinite(float(h)) and float(h) > 0 and int(max_steps) == max_steps and max_steps >= 1)
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def exact_choice_estimate(problem, h, max_steps, *, samples=PILOT_SAMPLES):
+    """Exact choice's predicted cost per step over random choice's, from counts (planar problems).
+
+    Returns a dict: ``pieces`` (the certificate's negative and singular
+    pieces, each tested at every step), ``certified`` (whether the
+    certificate applies at all), ``steps`` and ``flagged`` (steps of the pilot
+    the certificate did not prove unique; 0 and 0 when no pilot was needed)
+    and ``ratio``: ``(pieces * a + f * 7^m * b + L) / L`` with ``f`` the
+    flagged share, ``a`` and ``b`` the measured costs of a piece tested and a
+    piece enumerated, ``L`` that of a Lemke step.  A problem whose
+    certificate alone costs more than the limit allows gets no pilot.
+    """
+    m, n = problem.m, problem.lcp_size
+    data = kernel_data(problem, certificate="auto")
+    pieces = int(data.piece_modes.shape[0])
+    lemke = LEMKE_US_PER_N2 * n * n
+    enumerate_us = MODES**m * PIECE_ENUMERATED_US
+    out = {"pieces": pieces, "certified": bool(data.certified), "steps": 0, "flagged": 0}
+    if not data.certified:  # every step is enumerated
+        return {**out, "ratio": (enumerate_us + lemke) / lemke}
+    base = (pieces * PIECE_TEST_US + lemke) / lemke
+    if pieces == 0 or base > EXACT_COST_LIMIT:  # every step certified, or too costly whatever the pilot finds
+        return {**out, "ratio": base}
+    V, L = _pilot_steps(problem, data, h, max_steps, samples)
+    flagged = int(count_flagged(data, V, L, make_step_work(n, m, problem.nv)))
+    share = flagged / max(len(V), 1)
+    return {**out, "steps": len(V), "flagged": flagged, "ratio": base + share * enumerate_us / lemke}
+
+
+def _pilot_steps(problem, data, h, max_steps, samples):
+    """The velocities and caps (velocity units) of every step of ``samples`` fixed trajectories."""
+    opts = step_options(problem, h=h, choice=CHOICE_FIRST)
+    P = draw_caps(problem.m, max_steps, 0, samples, seed=0)
+    out = allocate_output(samples, problem.nv, samples, max_steps + 2)
+    run_samples_kernel(data, opts, P, 0, out, make_step_work(problem.lcp_size, problem.m, problem.nv))
+    V, L = [], []
+    for s in range(samples):
+        steps = min(int(out.path_len[s]) - 1, max_steps)  # a path's row N + 1, if any, is the closing step
+        for k in range(steps):
+            V.append(out.paths[s, k])
+            L.append(opts.h * P[s, k])
+    if not V:
+        return np.zeros((0, problem.nv)), np.zeros((0, problem.m))
+    return np.ascontiguousarray(np.array(V)), np.ascontiguousarray(np.array(L))
