@@ -365,7 +365,8 @@ def _add_run(sub):
                         "uniform: the paper's plain sampling")
     p.add_argument("--choice", choices=("auto", "exact", "random", "first", "enumerate"), default="auto",
                    help="solution pick at non-unique steps: auto (default: exact for planar problems "
-                        "with up to 3 contacts, else random), exact (uniform among all solutions: "
+                        "with up to 3 contacts, and with 4 or 5 where counts predict it cheap; else "
+                        "random), exact (uniform among all solutions: "
                         "certified-unique steps by Lemke, the rest by contact modes; planar, m <= 6), "
                         "random (random covering vector), first (deterministic), enumerate (all "
                         "solutions by bases, uniform; slow, n <= 14)")
