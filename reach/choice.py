@@ -106,12 +106,7 @@ def _pilot_steps(problem, data, h, max_steps, samples):
     P = draw_caps(problem.m, max_steps, 0, samples, seed=0)
     out = allocate_output(samples, problem.nv, samples, max_steps + 2)
     run_samples_kernel(data, opts, P, 0, out, make_step_work(problem.lcp_size, problem.m, problem.nv))
-    V, L = [], []
-    for s in range(samples):
-        steps = min(int(out.path_len[s]) - 1, max_steps)  # a path's row N + 1, if any, is the closing step
-        for k in range(steps):
-            V.append(out.paths[s, k])
-            L.append(opts.h * P[s, k])
-    if not V:
-        return np.zeros((0, problem.nv)), np.zeros((0, problem.m))
-    return np.ascontiguousarray(np.array(V)), np.ascontiguousarray(np.array(L))
+    steps = np.minimum(out.path_len - 1, max_steps)  # a path's row N + 1, if any, is the closing step
+    taken = np.arange(max_steps)[None, :] < steps[:, None]  # (samples, N): the steps each sample took
+    V = out.paths[:, :max_steps][taken]
+    return np.ascontiguousarray(V), np.ascontiguousarray(opts.h * P[taken])
