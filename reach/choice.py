@@ -15,6 +15,16 @@ fixed pilot of :data:`PILOT_SAMPLES` trajectories — so the choice depends on
 the problem, ``h`` and ``N`` only, never on the machine or the seed, and
 ``"auto"`` takes exact choice where the estimate is at most
 :data:`EXACT_COST_LIMIT` times random choice.
+
+Where exact choice is not taken (spatial problems, the disk stack), random
+covering vectors pay for paths 1.3-1.7 times as long as the covering vector of
+ones (27 against 16 pivots a quadruped step), and they buy something only at
+steps with several solutions: at a step with one, every covering vector gives
+the same v'.  :func:`covering_probe` solves the pilot's steps again with
+:data:`PROBE_COVERINGS` random covering vectors besides ones; where none reaches
+another v', ``"auto"`` takes ``"first"`` (the covering vector of ones), else
+``"random"``.  A probe is a sample, not a proof: ``reach run`` still checks the
+set it drew (:func:`reach.analysis.uniqueness.choice_check`).
 """
 
 from __future__ import annotations
@@ -23,12 +33,13 @@ import numpy as np
 
 from reach.caps import draw_caps
 from reach.kernels.modes import MODES, count_flagged
+from reach.kernels.replay import solve_steps
 from reach.kernels.routh import CHOICE_FIRST, allocate_output, run_samples_kernel
-from reach.kernels.routh_data import make_step_work
+from reach.kernels.routh_data import StepOptions, make_step_work
 from reach.step import kernel_data, step_options
 
-__all__ = ["AUTO_EXACT_CONTACTS", "AUTO_ESTIMATED_CONTACTS", "EXACT_COST_LIMIT", "PILOT_SAMPLES", "resolve_choice",
-           "exact_choice_estimate"]
+__all__ = ["AUTO_EXACT_CONTACTS", "AUTO_ESTIMATED_CONTACTS", "EXACT_COST_LIMIT", "PILOT_SAMPLES", "PROBE_COVERINGS",
+           "SPLIT_RTOL", "resolve_choice", "auto_choice", "exact_choice_estimate", "covering_probe"]
 
 #: ``"auto"`` is ``"exact"`` for planar problems with at most this many contacts.
 AUTO_EXACT_CONTACTS = 3
@@ -42,25 +53,50 @@ PILOT_SAMPLES = 128
 #: Measured costs (CPU µs, docs/guide/model.md): one certificate piece tested, one piece tried in an
 #: enumeration, and a verified Lemke step of an LCP of size n, about n^2 / 80 (1.2 µs at n = 10, 5 at 20, 8 at 25).
 PIECE_TEST_US, PIECE_ENUMERATED_US, LEMKE_US_PER_N2 = 0.05, 0.067, 1 / 80
+#: Random covering vectors :func:`covering_probe` solves each pilot step with, besides the covering vector of ones.
+PROBE_COVERINGS = 8
+#: Two answers of a step differ where some contact velocity differs by more than this share of the largest
+#: pre-impact contact velocity (as :func:`reach.analysis.walk.walk_solutions` tells solutions apart).
+SPLIT_RTOL = 1e-7
 
 
 def resolve_choice(problem, solution_choice, h=None, max_steps=None):
     """The solution choice ``"auto"`` stands for on ``problem`` (any other is returned as it is).
 
+    The first item of :func:`auto_choice`.
+    """
+    return auto_choice(problem, solution_choice, h, max_steps)[0]
+
+
+def auto_choice(problem, solution_choice, h=None, max_steps=None):
+    """``(choice, why)``: the solution choice ``"auto"`` stands for on ``problem``, and what decided it.
+
     Planar problems with at most :data:`AUTO_EXACT_CONTACTS` contacts: ``"exact"``.
     With up to :data:`AUTO_ESTIMATED_CONTACTS`, and ``h`` and ``max_steps``
     given: ``"exact"`` where :func:`exact_choice_estimate` puts its cost at
-    most :data:`EXACT_COST_LIMIT` times random choice's.  Otherwise ``"random"``.
+    most :data:`EXACT_COST_LIMIT` times random choice's.  Otherwise, with ``h``
+    and ``max_steps`` given, ``"first"`` where :func:`covering_probe` finds
+    no step at which random covering vectors reach another v' than the
+    covering vector of ones, ``"random"`` where it finds one; without them,
+    ``"random"``.  ``why`` is None for a choice other than ``"auto"``, else a
+    dict (``rule``, and ``estimate`` or ``probe`` where one was made), which
+    the sampler keeps in ``metadata["auto_choice"]``.
     """
     if solution_choice != "auto":
-        return solution_choice
-    if not problem.planar:
-        return "random"
-    if problem.m <= AUTO_EXACT_CONTACTS:
-        return "exact"
-    if problem.m > AUTO_ESTIMATED_CONTACTS or not _usable(h, max_steps):
-        return "random"
-    return "exact" if exact_choice_estimate(problem, h, max_steps)["ratio"] <= EXACT_COST_LIMIT else "random"
+        return solution_choice, None
+    if problem.planar and problem.m <= AUTO_EXACT_CONTACTS:
+        return "exact", {"rule": f"planar, at most {AUTO_EXACT_CONTACTS} contacts"}
+    if not _usable(h, max_steps):
+        return "random", {"rule": "no usable h and N to probe with"}
+    why = {}
+    if problem.planar and problem.m <= AUTO_ESTIMATED_CONTACTS:
+        why["estimate"] = exact_choice_estimate(problem, h, max_steps)
+        if why["estimate"]["ratio"] <= EXACT_COST_LIMIT:
+            return "exact", {"rule": "estimated cheap", **why}
+    why["probe"] = probe = covering_probe(problem, h, max_steps)
+    if probe["split"] == 0 and probe["steps"] > 0:
+        return "first", {"rule": "no probed step splits", **why}
+    return "random", {"rule": "a probed step splits" if probe["split"] else "no step to probe", **why}
 
 
 def _usable(h, max_steps):
@@ -110,3 +146,35 @@ def _pilot_steps(problem, data, h, max_steps, samples):
     taken = np.arange(max_steps)[None, :] < steps[:, None]  # (samples, N): the steps each sample took
     V = out.paths[:, :max_steps][taken]
     return np.ascontiguousarray(V), np.ascontiguousarray(opts.h * P[taken])
+
+
+def covering_probe(problem, h, max_steps, *, samples=PILOT_SAMPLES, coverings=PROBE_COVERINGS):
+    """Whether random covering vectors reach other v' than the covering vector of ones, on a fixed pilot.
+
+    Every step of the pilot of :func:`_pilot_steps` (``samples`` Sobol
+    trajectories, seed 0) is solved again with the covering vector of ones
+    and with ``coverings`` random ones, log-uniform as the sampler draws them
+    (a fixed seed).  A step *splits* where two verified answers differ (some
+    contact velocity by more than :data:`SPLIT_RTOL` of the largest
+    pre-impact one).  Depends on the problem, ``h`` and ``max_steps`` only.
+
+    Returns a dict: ``steps``, ``split`` (steps that split), ``failed``
+    (solves that did not verify, left out of the comparison) and
+    ``coverings``.
+    """
+    data = kernel_data(problem)
+    V, L = _pilot_steps(problem, data, h, max_steps, samples)
+    K, n, R = len(V), problem.lcp_size, coverings + 1
+    D = np.ones((K, R, n))
+    ratio = np.log(StepOptions._field_defaults["covering_ratio"])
+    D[:, 1:] = np.exp(ratio * np.random.default_rng(0).uniform(-1.0, 1.0, (K, coverings, n)))
+    V_next, status = np.empty((K * R, problem.nv)), np.empty(K * R, dtype=np.int64)
+    solve_steps(data, step_options(problem), make_step_work(n, problem.m, problem.nv), np.repeat(V, R, axis=0),
+                np.repeat(L, R, axis=0), D.reshape(K * R, n), 0, K * R, V_next, status)
+    C = problem.contact_velocities(V_next).reshape(K, R, -1)
+    ok = (status == 0).reshape(K, R)
+    scale = max(float(np.max(np.abs(problem.contact_velocities(problem.v)))), 1e-300)
+    apart = np.max(np.abs(C - C[:, :1]), axis=2) > SPLIT_RTOL * scale
+    split = np.any(apart & ok & ok[:, :1], axis=1)
+    return {"steps": int(K), "split": int(split.sum()), "failed": int(np.count_nonzero(~ok)),
+            "coverings": int(coverings)}

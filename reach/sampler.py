@@ -29,7 +29,7 @@ from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, C
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
-from reach.choice import AUTO_EXACT_CONTACTS, resolve_choice
+from reach.choice import AUTO_EXACT_CONTACTS, auto_choice, resolve_choice
 from reach.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
@@ -220,7 +220,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         (default) spends three quarters of the budget pushing out from the set's edges
         (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
         ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
-        and recorded in the result's settings.
+        and recorded in the result's settings; what decided it in
+        ``metadata["auto_choice"]`` (:func:`reach.choice.auto_choice`).
     n_jobs : int or "auto"
         Parallel workers (joblib convention: -1 = all cores), capped at the
         cores and at the chunks.  ``"auto"``: one core when a pilot of
@@ -273,8 +274,9 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     >>> result.success, bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
     (True, True)
     """
+    why = None
     if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
-        solution_choice = resolve_choice(problem, solution_choice, h, max_steps)
+        solution_choice, why = auto_choice(problem, solution_choice, h, max_steps)
     elif solution_choice == "auto":
         solution_choice = "random"
     settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
@@ -283,6 +285,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     result = run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                           checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
                           progress=progress, keep_caps=keep_caps)
+    if why is not None:
+        result.metadata["auto_choice"] = why
     if completeness is not False and len(result):
         from reach.completeness import estimate_completeness
 

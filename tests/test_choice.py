@@ -1,12 +1,14 @@
-"""What solution_choice="auto" picks: exact where a count-based estimate says it is cheap, else random."""
+"""What solution_choice="auto" picks: exact where a count-based estimate says it is cheap; else first where
+random covering vectors reach nothing more on a probe, random where they do."""
 
 import numpy as np
 import pytest
 
 import scenarios
 from helpers import random_problem
-from reach import sample_post_impact_set
-from reach.choice import (AUTO_ESTIMATED_CONTACTS, EXACT_COST_LIMIT, exact_choice_estimate, resolve_choice)
+from reach import ImpactProblem, sample_post_impact_set
+from reach.choice import (AUTO_ESTIMATED_CONTACTS, EXACT_COST_LIMIT, auto_choice, covering_probe, exact_choice_estimate,
+                          resolve_choice)
 from reach.tools.scaling import disc_row
 
 
@@ -33,7 +35,8 @@ def test_the_disk_stack_keeps_random_choice_its_certificate_alone_costs_too_much
     estimate = exact_choice_estimate(s.problem, s.h, s.N)
     assert estimate["pieces"] > 1000 and estimate["steps"] == 0  # no pilot was needed
     assert estimate["ratio"] > EXACT_COST_LIMIT
-    assert resolve_choice(s.problem, "auto", s.h, s.N) == "random"
+    choice, why = auto_choice(s.problem, "auto", s.h, s.N)
+    assert choice == "random" and why["probe"]["split"] > 0  # random covering vectors reach other v' there
 
 
 @pytest.mark.parametrize("m", [4, 5])
@@ -50,7 +53,73 @@ def test_auto_without_a_usable_h_or_beyond_the_estimated_sizes_is_random():
     p, h, N = disc_row(4)
     for bad_h, bad_n in ((None, N), (h, None), (-1.0, N), (float("nan"), N), (h, 0), (h, 2.5), ("x", N)):
         assert resolve_choice(p, "auto", bad_h, bad_n) == "random"
-    assert resolve_choice(disc_row(AUTO_ESTIMATED_CONTACTS + 1)[0], "auto", h, N) == "random"
+    assert resolve_choice(disc_row(AUTO_ESTIMATED_CONTACTS + 1)[0], "auto") == "random"
     assert resolve_choice(p, "first", h, N) == "first"
     with pytest.raises(ValueError, match="h"):
         sample_post_impact_set(p, 64, -1.0, N)
+
+
+def lifted(problem, k=4):
+    """``problem`` made spatial: one more coordinate (unit mass) each contact can slide along, at rest."""
+    nv, m = problem.nv, problem.m
+    M = np.zeros((nv + 1, nv + 1))
+    M[:nv, :nv], M[nv, nv] = problem.M, 1.0
+    Jt = np.zeros((2 * m, nv + 1))
+    Jt[0::2, :nv], Jt[1::2, nv] = problem.Jt, 1.0
+    return ImpactProblem(M, np.hstack([problem.Jn, np.zeros((m, 1))]), Jt, problem.mu, np.append(problem.v, 0.0),
+                         friction_directions=k)
+
+
+def test_a_spatial_problem_whose_probed_steps_do_not_split_gets_first_choice_and_the_same_set():
+    s = scenarios.get("rocking-block")
+    p = lifted(s.problem)
+    choice, why = auto_choice(p, "auto", s.h, s.N)
+    assert choice == "first" and why["probe"]["steps"] > 128 and why["probe"]["split"] == 0
+    assert why == auto_choice(p, "auto", s.h, s.N)[1]  # a fixed probe: the same answer every time
+    common = dict(strategy="uniform", completeness=False, seed=3)
+    auto = sample_post_impact_set(p, 1024, s.h, s.N, **common)
+    drawn = sample_post_impact_set(p, 1024, s.h, s.N, solution_choice="random", **common)
+    assert auto.settings.solution_choice == "first" and auto.metadata["auto_choice"]["rule"] == "no probed step splits"
+    assert np.array_equal(auto.kept, drawn.kept)
+    # every step has one v': the covering vector of ones gives random choice's set, sample by sample
+    scale = np.abs(p.v).max()
+    assert np.abs(auto.all_velocities - drawn.all_velocities).max() <= 1e-12 * scale
+    assert np.abs(auto.all_velocities[:, -1]).max() <= 1e-12 * scale  # nothing slides sideways
+
+
+def test_a_spatial_problem_with_steps_of_several_solutions_keeps_random_choice():
+    s = scenarios.get("compass-gait")
+    p = lifted(s.problem)
+    probe = covering_probe(p, s.h, s.N)
+    assert probe["split"] > 0.5 * probe["steps"]  # the compass gait's steps have three v' (docs/guide/model.md)
+    assert resolve_choice(p, "auto", s.h, s.N) == "random"
+
+
+def test_a_row_of_six_discs_is_probed_and_gets_first_choice():
+    p, h, N = disc_row(AUTO_ESTIMATED_CONTACTS + 1)
+    choice, why = auto_choice(p, "auto", h, N)
+    assert choice == "first" and "estimate" not in why and why["probe"]["split"] == 0
+
+
+def test_first_choice_retries_a_failed_step_with_random_choice_covering_vector():
+    """A quadruped step whose vertex for the covering vector of ones does not verify (residual 1e-8).
+
+    First choice then tries the sample's random covering vector (it used to try ones again, and then
+    the retry streams, which lost this sample); the set keeps the sample, with random choice's outcome.
+    """
+    pytest.importorskip("mujoco")
+    from reach.caps import draw_caps_at
+    from reach.step import kernel_data, routh_step
+    from reach.tools.scaling import quadruped
+
+    p, h, N = quadruped()
+    P = draw_caps_at(p.m, N, np.array([515]), seed=2, sequence="sobol", caps="mixed")[0]
+    data = kernel_data(p)
+    v_next, _, status, _ = routh_step(p, p.v, h * P[0], data=data)
+    assert status == 0
+    assert routh_step(p, v_next, h * P[1], data=data)[2] != 0  # ones fails verification at the second step
+    common = dict(strategy="uniform", completeness=False, seed=2)
+    first = sample_post_impact_set(p, 516, h, N, solution_choice="first", **common)
+    drawn = sample_post_impact_set(p, 516, h, N, solution_choice="random", **common)
+    assert first.kept[515] and first.sample_status[515] == 0
+    assert np.abs(first.all_velocities[515] - drawn.all_velocities[515]).max() <= 1e-9 * np.abs(p.v).max()

@@ -157,8 +157,10 @@ def fill_covering(d, choice, ratio, seed, sample, step, attempt):
 def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     """A Routh step with the sample's covering vector, made robust; returns (status, residual, solves).
 
-    If the solve fails verification, retry with the covering vector of ones
-    and then with up to ``opts.retries`` further random covering vectors
+    If the solve fails verification, retry with another covering vector — the
+    covering vector of ones, or under ``CHOICE_FIRST`` (which tried ones
+    already) the sample's random covering vector of that step — and then with
+    up to ``opts.retries`` further random covering vectors
     (ill-conditioned vertices, e.g. opposing friction impulses of 1e4 at
     mu = 1e5, fail verification; another vertex usually does not).  If all
     fail and the LCP is small (n <= FALLBACK_MAX_N), enumerate its
@@ -174,8 +176,9 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     while True:
         if tries == 0:
             fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, 0)
-        elif tries == 1:
-            fill_covering(d, CHOICE_FIRST, opts.covering_ratio, opts.seed, sample, step, 0)
+        elif tries == 1:  # the other of ones and the step's random covering vector
+            fill_covering(d, CHOICE_RANDOM if choice == CHOICE_FIRST else CHOICE_FIRST, opts.covering_ratio,
+                          opts.seed, sample, step, 0)
         else:
             fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, tries - 1)
         status, pivots, res = routh_step_kernel(data, v, lam, d, opts, work, v_next)

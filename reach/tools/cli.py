@@ -366,7 +366,8 @@ def _add_run(sub):
     p.add_argument("--choice", choices=("auto", "exact", "random", "first", "enumerate"), default="auto",
                    help="solution pick at non-unique steps: auto (default: exact for planar problems "
                         "with up to 3 contacts, and with 4 or 5 where counts predict it cheap; else "
-                        "random), exact (uniform among all solutions: "
+                        "first where a probe of 128 trajectories finds random covering vectors "
+                        "reaching nothing else, random where they do), exact (uniform among all solutions: "
                         "certified-unique steps by Lemke, the rest by contact modes; planar, m <= 6), "
                         "random (random covering vector), first (deterministic), enumerate (all "
                         "solutions by bases, uniform; slow, n <= 14)")
