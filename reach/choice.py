@@ -34,7 +34,7 @@ import numpy as np
 from reach.caps import draw_caps
 from reach.kernels.modes import MODES, count_flagged
 from reach.kernels.replay import solve_steps
-from reach.kernels.routh import CHOICE_FIRST, allocate_output, run_samples_kernel
+from reach.kernels.routh import CHOICE_FIRST, allocate_output, modes_flag, run_samples_kernel
 from reach.kernels.routh_data import StepOptions, make_step_work
 from reach.step import kernel_data, step_options
 
@@ -141,7 +141,8 @@ def _pilot_steps(problem, data, h, max_steps, samples):
     opts = step_options(problem, h=h, choice=CHOICE_FIRST)
     P = draw_caps(problem.m, max_steps, 0, samples, seed=0)
     out = allocate_output(samples, problem.nv, samples, max_steps + 2)
-    run_samples_kernel(data, opts, P, 0, out, make_step_work(problem.lcp_size, problem.m, problem.nv))
+    run_samples_kernel(data, opts, P, 0, out, make_step_work(problem.lcp_size, problem.m, problem.nv),
+                       modes_flag(CHOICE_FIRST))
     steps = np.minimum(out.path_len - 1, max_steps)  # a path's row N + 1, if any, is the closing step
     taken = np.arange(max_steps)[None, :] < steps[:, None]  # (samples, N): the steps each sample took
     V = out.paths[:, :max_steps][taken]

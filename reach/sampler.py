@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
-                                 run_samples_kernel)
+                                 modes_flag, run_samples_kernel)
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
@@ -84,7 +84,8 @@ def _load_kernels(plan):
         s, p = plan.settings, plan.problem
         work = make_step_work(p.lcp_size, p.m, p.nv)
         P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
-        run_samples_kernel(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, s.max_steps + 2), work)
+        run_samples_kernel(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, s.max_steps + 2), work,
+                           modes_flag(plan.options.choice))
         _LOADED.append(True)
 
 
@@ -115,7 +116,7 @@ def run_chunk(plan, start, count, caps=None):
         else:
             P = np.ascontiguousarray(caps[a:b] / QUANT)
         out = allocate_output(b - a, nv, max(0, min(keep - a, b - a)), N + 2)
-        run_samples_kernel(plan.data, plan.options, P, start + a, out, work)
+        run_samples_kernel(plan.data, plan.options, P, start + a, out, work, modes_flag(plan.options.choice))
         for name in SAMPLE_FIELDS:
             chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))

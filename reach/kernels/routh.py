@@ -57,7 +57,7 @@ from reach.kernels.verify import clip_and_measure
 
 __all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "SampleOutput", "SAMPLE_FIELDS",
            "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
-           "run_samples_kernel"]
+           "modes_flag", "run_samples_kernel"]
 
 #: Kernel code of ``solution_choice="first"``: the covering vector of ones.
 CHOICE_FIRST = 0
@@ -259,8 +259,34 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 
 
 @kernel
-def take_step(data, v, lam, opts, work, sample, step, v_next):
+def _modes_or_bases(data, v, lam, opts, work, sample, step, v_next):
+    """Exact choice's or enumeration's step; returns (solved, residual, the choice Lemke's method falls back on)."""
+    choice = opts.choice
+    if choice == CHOICE_EXACT:
+        res = 0.0
+        if data.certified and certified_unique(data, v, lam, work):
+            if data.piece_nrows.shape[0] == 0 or data.Jn.shape[0] > PIECE_STEP_MAX_CONTACTS:
+                status = 3  # no table, or too many pieces: Lemke's path costs less than trying pieces
+            else:
+                status, res = piece_step(data, v, lam, opts, work, v_next)
+        else:
+            count, ok, res = mode_step(data, v, lam, opts, sample, step, work, v_next)
+            status = 0 if ok else 3
+        return status == 0, res, CHOICE_FIRST
+    if choice == CHOICE_ENUMERATE:
+        return enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0, 0.0, CHOICE_FIRST
+    return False, 0.0, choice
+
+
+@kernel
+def take_step(data, v, lam, opts, work, sample, step, v_next, modes):
     """Dispatch one step on the solution choice; returns (status, residual, solves).
+
+    ``modes`` is ``True`` (exact choice, enumeration) or ``None`` (random and
+    first choice), a matter of type, so each compiles its own kernel: with
+    ``None`` the step goes to :func:`robust_step`, and Numba drops the branch
+    (it prunes a test of an argument typed ``None``, not one of a bool), so
+    the kernel holds no code of exact choice or enumeration.
 
     Exact choice solves a certified-unique step piece by piece up to
     :data:`~reach.kernels.planar.PIECE_STEP_MAX_CONTACTS` contacts, by Lemke's
@@ -272,24 +298,16 @@ def take_step(data, v, lam, opts, work, sample, step, v_next):
     one call site, so that it is compiled into this kernel once.
     """
     choice = opts.choice
-    res = 0.0
-    if choice == CHOICE_EXACT:
-        if data.certified and certified_unique(data, v, lam, work):
-            if data.piece_nrows.shape[0] == 0 or data.Jn.shape[0] > PIECE_STEP_MAX_CONTACTS:
-                status = 3  # no table, or too many pieces: Lemke's path costs less than trying pieces
-            else:
-                status, res = piece_step(data, v, lam, opts, work, v_next)
-        else:
-            count, ok, res = mode_step(data, v, lam, opts, sample, step, work, v_next)
-            status = 0 if ok else 3
-        if status == 0:
+    if modes is not None:  # pruned where modes is None: the kernel of random and first choice (see above)
+        solved, res, choice = _modes_or_bases(data, v, lam, opts, work, sample, step, v_next)
+        if solved:
             return 0, res, 1
-        choice = CHOICE_FIRST
-    elif choice == CHOICE_ENUMERATE:
-        if enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0:
-            return 0, 0.0, 1
-        choice = CHOICE_FIRST
     return robust_step(data, v, lam, opts, choice, work, sample, step, v_next)
+
+
+def modes_flag(choice):
+    """The ``modes`` argument of :func:`run_samples_kernel` for kernel choice code ``choice``."""
+    return None if choice in (CHOICE_RANDOM, CHOICE_FIRST) else True
 
 
 @kernel
@@ -312,8 +330,14 @@ def _accept(out, s, v, v_next, res, worst):
 
 
 @kernel
-def run_samples_kernel(data, opts, P, first_index, out, work):
+def run_samples_kernel(data, opts, P, first_index, out, work, modes):
     """Algorithm 1 for every row of ``P`` plus Algorithm 2's closing step; no per-sample Python.
+
+    ``modes``: ``None`` where every step goes to Lemke's method (``opts.choice``
+    random or first), ``True`` otherwise (:func:`modes_flag` gives it).  Numba
+    compiles a kernel per argument type and drops the branch a ``None``
+    decides, so a run of random or first choice never compiles the contact
+    modes' code or the enumeration's.
 
     Parameters
     ----------
@@ -352,7 +376,7 @@ def run_samples_kernel(data, opts, P, first_index, out, work):
                 break
             for i in range(m):
                 lam[i] = opts.eps_lambda if step == N else opts.h * P[s, step, i]
-            status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next)
+            status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes)
             solves += tries
             step += 1
             if status != 0:
