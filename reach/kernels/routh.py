@@ -275,7 +275,7 @@ def _modes_or_bases(data, v, lam, opts, work, sample, step, v_next):
         return status == 0, res, CHOICE_FIRST
     if choice == CHOICE_ENUMERATE:
         return enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0, 0.0, CHOICE_FIRST
-    return False, 0.0, choice
+    return False, 0.0, int(choice)
 
 
 @kernel
