@@ -276,6 +276,7 @@ class PostImpactSet:
             "adaptive": self.metadata.get("adaptive"),
             "completeness": self.metadata.get("completeness"),
             "uniqueness": self.metadata.get("uniqueness"),
+            "auto_choice": self.metadata.get("auto_choice"),
         }
 
     def __repr__(self):

@@ -80,6 +80,7 @@ def format_summary(summary, title):
         lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
                      f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
         lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
+    lines += _auto_choice_lines(summary.get("auto_choice"))
     lines += _uniqueness_lines(summary.get("uniqueness"))
     if not summary["kept"]:
         return "\n".join(lines)
@@ -88,6 +89,19 @@ def format_summary(summary, title):
     for name, c in summary["contacts"].items():
         lines.append(f"{name:<9} {c['lift_off']:>8.1%} {c['slide']:>8.1%} {c['stick']:>8.1%}")
     return "\n".join(lines)
+
+
+def _auto_choice_lines(why):
+    """Why ``--choice auto`` took the choice it took, where a probe decided (:func:`reach.choice.auto_choice`)."""
+    probe = (why or {}).get("probe")
+    if not probe:
+        return []
+    pad = " " * 19
+    if probe["split"]:
+        return [f"choice (auto)      random: at {probe['split']:,d} of {probe['steps']:,d} probed steps random covering "
+                "vectors reached", f"{pad}outcomes the covering vector of ones does not"]
+    return [f"choice (auto)      first: at none of {probe['steps']:,d} probed steps did random covering vectors reach",
+            f"{pad}an outcome the covering vector of ones does not (the same outcomes, on shorter paths)"]
 
 
 def _uniqueness_lines(u):

@@ -276,3 +276,25 @@ def test_run_with_random_choice_says_how_many_steps_have_several_outcomes(capsys
 def test_run_with_exact_choice_has_no_uniqueness_line(capsys):
     assert main(["run", "compass-gait", "--quick", "--no-progress", "--n-jobs", "1", "--no-plot"]) == 0
     assert "non-unique steps" not in capsys.readouterr().out
+
+
+def test_run_of_a_spatial_problem_says_why_auto_took_first_choice(tmp_path, capsys):
+    from reach import ImpactProblem
+
+    p = hand_rocking_block()  # made spatial: a lateral coordinate each contact may slide along, at rest
+    M = np.eye(p.nv + 1)
+    M[:p.nv, :p.nv] = p.M
+    Jt = np.zeros((2 * p.m, p.nv + 1))
+    Jt[0::2, :p.nv], Jt[1::2, p.nv] = p.Jt, 1.0
+    spatial = ImpactProblem(M, np.hstack([p.Jn, np.zeros((p.m, 1))]), Jt, p.mu, np.append(p.v, 0.0),
+                            friction_directions=4)
+    path = tmp_path / "lifted.npz"
+    spatial.save(path)
+    out = tmp_path / "set.npz"
+    assert main(["run", "--problem", str(path), "--h", "0.3", "--steps", "10", "--quick", "--no-progress",
+                 "--n-jobs", "1", "--no-plot", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "choice=first" in text
+    line = next(l for l in text.splitlines() if l.startswith("choice (auto)"))
+    assert line.startswith("choice (auto)      first: at none of") and "probed steps" in line
+    assert PostImpactSet.load(out).metadata["auto_choice"]["probe"]["split"] == 0
