@@ -39,7 +39,7 @@ from reach.kernels.routh_data import StepOptions, make_step_work
 from reach.step import kernel_data, step_options
 
 __all__ = ["AUTO_EXACT_CONTACTS", "AUTO_ESTIMATED_CONTACTS", "EXACT_COST_LIMIT", "PILOT_SAMPLES", "PROBE_COVERINGS",
-           "SPLIT_RTOL", "resolve_choice", "auto_choice", "exact_choice_estimate", "covering_probe"]
+           "PROBE_MAX_STEPS", "SPLIT_RTOL", "resolve_choice", "auto_choice", "exact_choice_estimate", "covering_probe"]
 
 #: ``"auto"`` is ``"exact"`` for planar problems with at most this many contacts.
 AUTO_EXACT_CONTACTS = 3
@@ -55,6 +55,9 @@ PILOT_SAMPLES = 128
 PIECE_TEST_US, PIECE_ENUMERATED_US, LEMKE_US_PER_N2 = 0.05, 0.067, 1 / 80
 #: Random covering vectors :func:`covering_probe` solves each pilot step with, besides the covering vector of ones.
 PROBE_COVERINGS = 8
+#: Most pilot steps :func:`covering_probe` solves (the first ones, in the pilot's order): bounded memory and time
+#: whatever N (the quadruped touchdown's pilot has 376 steps, four balls hitting their line 950).
+PROBE_MAX_STEPS = 1024
 #: Two answers of a step differ where some contact velocity differs by more than this share of the largest
 #: pre-impact contact velocity (as :func:`reach.analysis.walk.walk_solutions` tells solutions apart).
 SPLIT_RTOL = 1e-7
@@ -153,7 +156,7 @@ def covering_probe(problem, h, max_steps, *, samples=PILOT_SAMPLES, coverings=PR
     """Whether random covering vectors reach other v' than the covering vector of ones, on a fixed pilot.
 
     Every step of the pilot of :func:`_pilot_steps` (``samples`` Sobol
-    trajectories, seed 0) is solved again with the covering vector of ones
+    trajectories, seed 0; the first :data:`PROBE_MAX_STEPS`) is solved again with the covering vector of ones
     and with ``coverings`` random ones, log-uniform as the sampler draws them
     (a fixed seed).  A step *splits* where two verified answers differ (some
     contact velocity by more than :data:`SPLIT_RTOL` of the largest
@@ -164,7 +167,7 @@ def covering_probe(problem, h, max_steps, *, samples=PILOT_SAMPLES, coverings=PR
     ``coverings``.
     """
     data = kernel_data(problem)
-    V, L = _pilot_steps(problem, data, h, max_steps, samples)
+    V, L = (a[:PROBE_MAX_STEPS] for a in _pilot_steps(problem, data, h, max_steps, samples))
     K, n, R = len(V), problem.lcp_size, coverings + 1
     D = np.ones((K, R, n))
     ratio = np.log(StepOptions._field_defaults["covering_ratio"])

@@ -123,3 +123,11 @@ def test_first_choice_retries_a_failed_step_with_random_choice_covering_vector()
     drawn = sample_post_impact_set(p, 516, h, N, solution_choice="random", **common)
     assert first.kept[515] and first.sample_status[515] == 0
     assert np.abs(first.all_velocities[515] - drawn.all_velocities[515]).max() <= 1e-9 * np.abs(p.v).max()
+
+
+def test_the_probe_solves_at_most_its_step_budget_whatever_n():
+    from reach.choice import PROBE_MAX_STEPS
+
+    p, h, N = disc_row(2)
+    probe = covering_probe(p, h / 100, 20)  # small caps: every pilot trajectory takes all 20 steps
+    assert probe["steps"] == PROBE_MAX_STEPS and probe["split"] <= probe["steps"]

@@ -98,8 +98,8 @@ def _auto_choice_lines(why):
         return []
     pad = " " * 19
     if probe["split"]:
-        return [f"choice (auto)      random: at {probe['split']:,d} of {probe['steps']:,d} probed steps random covering "
-                "vectors reached", f"{pad}outcomes the covering vector of ones does not"]
+        return [f"choice (auto)      random: at {probe['split']:,d} of {probe['steps']:,d} probed steps "
+                "random covering vectors reached", f"{pad}outcomes the covering vector of ones does not"]
     return [f"choice (auto)      first: at none of {probe['steps']:,d} probed steps did random covering vectors reach",
             f"{pad}an outcome the covering vector of ones does not (the same outcomes, on shorter paths)"]
 
