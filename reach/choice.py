@@ -145,7 +145,7 @@ def _pilot_steps(problem, data, h, max_steps, samples):
     P = draw_caps(problem.m, max_steps, 0, samples, seed=0)
     out = allocate_output(samples, problem.nv, samples, max_steps + 2)
     run_samples_kernel(data, opts, P, 0, out, make_step_work(problem.lcp_size, problem.m, problem.nv),
-                       modes_flag(CHOICE_FIRST))
+                       modes_flag(CHOICE_FIRST), None)
     steps = np.minimum(out.path_len - 1, max_steps)  # a path's row N + 1, if any, is the closing step
     taken = np.arange(max_steps)[None, :] < steps[:, None]  # (samples, N): the steps each sample took
     V = out.paths[:, :max_steps][taken]

@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
-                                 modes_flag, run_samples_kernel)
+                                 certify_flag, modes_flag, run_samples_kernel)
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
@@ -73,6 +73,9 @@ class Plan:
         eps_lambda = settings.eps / (3.0 * problem.psi)
         self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)
+        # the kernel's last arguments: None prunes the contact modes' code (random and first choice) and the
+        # uniqueness certificate's (no certificate), so a run compiles only the code it can use
+        self.flags = (modes_flag(self.options.choice), certify_flag(self.data))
 
 
 _LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache
@@ -85,7 +88,7 @@ def _load_kernels(plan):
         work = make_step_work(p.lcp_size, p.m, p.nv)
         P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
         run_samples_kernel(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, s.max_steps + 2), work,
-                           modes_flag(plan.options.choice))
+                           *plan.flags)
         _LOADED.append(True)
 
 
@@ -116,7 +119,7 @@ def run_chunk(plan, start, count, caps=None):
         else:
             P = np.ascontiguousarray(caps[a:b] / QUANT)
         out = allocate_output(b - a, nv, max(0, min(keep - a, b - a)), N + 2)
-        run_samples_kernel(plan.data, plan.options, P, start + a, out, work, modes_flag(plan.options.choice))
+        run_samples_kernel(plan.data, plan.options, P, start + a, out, work, *plan.flags)
         for name in SAMPLE_FIELDS:
             chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))

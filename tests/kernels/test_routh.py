@@ -29,10 +29,21 @@ def test_both_kernels_give_random_and_first_choice_the_same_outcomes_bit_for_bit
     outs = []
     for modes in (None, True):
         out = allocate_output(512, p.nv, 512, s.N + 2)
-        run_samples_kernel(data, opts, P, 0, out, make_step_work(p.lcp_size, p.m, p.nv), modes)
+        run_samples_kernel(data, opts, P, 0, out, make_step_work(p.lcp_size, p.m, p.nv), modes, None)
         outs.append(out)
     a, b = outs
     assert a.kept.any() and np.isfinite(a.velocities).all()
     for field in ("velocities", "lcp_solves", "kept", "terminated", "status", "residual", "path_len"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
     assert np.array_equal(a.paths, b.paths, equal_nan=True)
+
+
+def test_exact_choice_without_the_certificate_gets_the_kernel_without_it():
+    from reach.kernels.routh import certify_flag
+    from reach.tools.scaling import disc_row
+
+    two = kernel_data(scenarios.get("compass-gait").problem, certificate="auto")
+    three = kernel_data(disc_row(3)[0], certificate="auto")
+    assert not two.certified and certify_flag(two) is None  # two contacts enumerate their 49 pieces
+    assert three.certified and certify_flag(three) is True
+    assert certify_flag(kernel_data(scenarios.get("disk-stack").problem)) is None  # no certificate asked for
