@@ -117,12 +117,14 @@ def test_first_choice_retries_a_failed_step_with_random_choice_covering_vector()
     data = kernel_data(p)
     v_next, _, status, _ = routh_step(p, p.v, h * P[0], data=data)
     assert status == 0
-    assert routh_step(p, v_next, h * P[1], data=data)[2] != 0  # ones fails verification at the second step
+    ones_fails = routh_step(p, v_next, h * P[1], data=data)[2] != 0  # here (x86-64, numba 0.68): residual 1.2e-8
     common = dict(strategy="uniform", completeness=False, seed=2)
     first = sample_post_impact_set(p, 516, h, N, solution_choice="first", **common)
     drawn = sample_post_impact_set(p, 516, h, N, solution_choice="random", **common)
     assert first.kept[515] and first.sample_status[515] == 0
     assert np.abs(first.all_velocities[515] - drawn.all_velocities[515]).max() <= 1e-9 * np.abs(p.v).max()
+    if ones_fails:  # where rounding lets ones verify, the step needs no retry; the outcome above still holds
+        assert first.lcp_solves[515] > drawn.lcp_solves[515]  # the retry was taken
 
 
 def test_the_probe_solves_at_most_its_step_budget_whatever_n():
