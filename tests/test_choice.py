@@ -133,3 +133,12 @@ def test_the_probe_solves_at_most_its_step_budget_whatever_n():
     p, h, N = disc_row(2)
     probe = covering_probe(p, h / 100, 20)  # small caps: every pilot trajectory takes all 20 steps
     assert probe["steps"] == PROBE_MAX_STEPS and probe["split"] <= probe["steps"]
+
+
+def test_the_probe_does_not_depend_on_units():
+    s = scenarios.get("compass-gait")
+    p = lifted(s.problem)
+    base = covering_probe(p, s.h, s.N)
+    for mass, speed in ((1e8, 1.0), (1e-8, 1.0), (1.0, 1e8)):
+        q = ImpactProblem(p.M * mass, p.Jn, p.Jt, p.mu, p.v * speed, friction_directions=p.k)
+        assert covering_probe(q, s.h * mass * speed, s.N) == base
