@@ -1,4 +1,4 @@
-"""Which solution choice ``"auto"`` (the default) stands for on a problem: exact where it is cheap, else random.
+"""Which solution choice ``"auto"`` (the default) stands for: exact where it is cheap, else first or random by a probe.
 
 Exact choice (:mod:`reach.kernels.planar`) finds every distinct v' of a planar
 step by its contact modes and draws one uniformly (SPEC §7).  Its cost per

@@ -100,8 +100,9 @@ class SamplingSettings:
         (:mod:`reach.kernels.modes`) and one chosen uniformly, with steps
         certified unique left to Lemke — exact, planar problems with up to
         six contacts, cheap up to three.  :func:`reach.sample_post_impact_set`
-        takes ``"auto"`` (its default: ``"exact"`` where it is cheap) and
-        records what it resolved to (:func:`reach.choice.resolve_choice`).
+        takes ``"auto"`` (its default: ``"exact"`` where it is cheap, else
+        ``"first"`` or ``"random"`` as a probe decides) and records what it
+        resolved to (:func:`reach.choice.auto_choice`).
     keep_paths : int
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int
