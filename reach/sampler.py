@@ -453,6 +453,9 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     max_samples = check_integer("max_samples", max_samples, low=1)
     initial = check_integer("initial", initial, low=1, high=max_samples)
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    why = None
+    if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
+        options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
     rounds, met, n = [], False, initial
     while True:
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
@@ -471,6 +474,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         if met or 2 * n > max_samples:
             break
         n *= 2
+    if why is not None:
+        result.metadata["auto_choice"] = why
     result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
                                                   samples=held.settings.n_samples)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),

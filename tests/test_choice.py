@@ -142,3 +142,13 @@ def test_the_probe_does_not_depend_on_units():
     for mass, speed in ((1e8, 1.0), (1e-8, 1.0), (1.0, 1e8)):
         q = ImpactProblem(p.M * mass, p.Jn, p.Jt, p.mu, p.v * speed, friction_directions=p.k)
         assert covering_probe(q, s.h * mass * speed, s.N) == base
+
+
+def test_adaptive_sampling_resolves_auto_once_and_records_why():
+    from reach.sampler import sample_adaptive
+
+    s = scenarios.get("rocking-block")
+    p = lifted(s.problem)
+    result = sample_adaptive(p, s.h, s.N, epsilon=0.5 * np.abs(p.v).max(), initial=512, max_samples=1024)
+    assert result.settings.solution_choice == "first"
+    assert result.metadata["auto_choice"]["probe"]["split"] == 0 and result.metadata["adaptive"]
