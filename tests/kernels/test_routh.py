@@ -33,6 +33,9 @@ def test_both_kernels_give_random_and_first_choice_the_same_outcomes_bit_for_bit
         outs.append(out)
     a, b = outs
     assert a.kept.any() and np.isfinite(a.velocities).all()
+    energy = np.einsum("si,ij,sj->s", a.velocities, p.M, a.velocities) / 2
+    assert np.all(energy <= p.kinetic_energy(p.v) * (1 + 1e-9))  # Theorem 7: no sample gains energy
+    assert np.all(a.residual[a.kept] <= 1e-9)  # every step verified
     for field in ("velocities", "lcp_solves", "kept", "terminated", "status", "residual", "path_len"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), field
     assert np.array_equal(a.paths, b.paths, equal_nan=True)
