@@ -222,6 +222,8 @@ def clip_and_measure(MT, q, z, w, row_scale, col_scale):
         w[i] = q[i]
     for j in range(n):
         zj = z[j]
+        if zj == 0.0:  # most of a step's z is zero; its terms would add only zeros (the same bits, up to a zero's sign)
+            continue
         for i in range(n):
             w[i] += MT[j, i] * zj
     return residual_kernel(q, z, w, worst_negative, row_scale, col_scale)
