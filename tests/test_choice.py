@@ -4,6 +4,7 @@ random covering vectors reach nothing more on a probe, random where they do."""
 import numpy as np
 import pytest
 
+import reach.choice as choice_module
 import scenarios
 from helpers import random_problem
 from reach import ImpactProblem, sample_post_impact_set
@@ -75,7 +76,8 @@ def test_a_spatial_problem_whose_probed_steps_do_not_split_gets_first_choice_and
     p = lifted(s.problem)
     choice, why = auto_choice(p, "auto", s.h, s.N)
     assert choice == "first" and why["probe"]["steps"] > 128 and why["probe"]["split"] == 0
-    assert why == auto_choice(p, "auto", s.h, s.N)[1]  # a fixed probe: the same answer every time
+    assert why == choice_module._decide(p, s.h, s.N)[1]  # a fixed probe: the same answer every time, not cached
+    assert why["probe"]["split_upper"] == pytest.approx(1 - 0.05 ** (1 / why["probe"]["steps"]))  # 95 % bound, none
     common = dict(strategy="uniform", completeness=False, seed=3)
     auto = sample_post_impact_set(p, 1024, s.h, s.N, **common)
     drawn = sample_post_impact_set(p, 1024, s.h, s.N, solution_choice="random", **common)
@@ -92,6 +94,7 @@ def test_a_spatial_problem_with_steps_of_several_solutions_keeps_random_choice()
     p = lifted(s.problem)
     probe = covering_probe(p, s.h, s.N)
     assert probe["split"] > 0.5 * probe["steps"]  # the compass gait's steps have three v' (docs/guide/model.md)
+    assert probe["split"] / probe["steps"] < probe["split_upper"] < 1
     assert resolve_choice(p, "auto", s.h, s.N) == "random"
 
 
@@ -152,3 +155,28 @@ def test_adaptive_sampling_resolves_auto_once_and_records_why():
     result = sample_adaptive(p, s.h, s.N, epsilon=0.5 * np.abs(p.v).max(), initial=512, max_samples=1024)
     assert result.settings.solution_choice == "first"
     assert result.metadata["auto_choice"]["probe"]["split"] == 0 and result.metadata["adaptive"]
+
+
+def test_auto_choice_is_decided_once_per_problem_h_and_n_in_a_process(monkeypatch):
+    """Adaptive rounds, propagation replays and repeated notebook runs of one problem probe it once."""
+    monkeypatch.setattr(choice_module, "_AUTO_CACHE", {})
+    calls, decide = [], choice_module._decide
+
+    def counted(problem, h, max_steps):
+        calls.append((h, max_steps))
+        return decide(problem, h, max_steps)
+
+    monkeypatch.setattr(choice_module, "_decide", counted)
+    s = scenarios.get("rocking-block")
+    p = lifted(s.problem)
+    choice, why = auto_choice(p, "auto", s.h, s.N)
+    why["rule"] = "changed by the caller"  # a copy: the kept answer is not touched
+    assert auto_choice(p, "auto", s.h, s.N) == (choice, {**why, "rule": "no probed step splits"})
+    assert len(calls) == 1
+    auto_choice(p, "auto", s.h / 2, s.N)  # another h: decided again
+    moved = ImpactProblem(p.M, p.Jn, p.Jt, p.mu, 2 * p.v, friction_directions=p.k)
+    auto_choice(moved, "auto", s.h, s.N)  # another problem (its fingerprint differs): decided again
+    assert len(calls) == 3
+    monkeypatch.setattr(choice_module, "AUTO_CACHE_SIZE", 2)
+    auto_choice(p, "auto", s.h, s.N + 1)  # a full store drops its oldest answer
+    assert len(choice_module._AUTO_CACHE) == 2 and len(calls) == 4
