@@ -32,10 +32,10 @@ caps; on the quadruped touchdown at 2^14, 6.9 % against 28 %.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from reach.kernels.routh import SAMPLE_FIELDS
 from reach.kernels.select import grid_squares, kth_largest_rows, perturbed_caps, standardized_rows, top_along
+from reach.nearest import kd_tree
 
 __all__ = ["FIRST", "ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "SPARSE_NEIGHBOURS", "SPARSE_SUBSET",
            "SPARSE_STRIDE", "QUANT", "schedule", "children_caps"]
@@ -142,7 +142,7 @@ def _sparse_points(index, pts, want, rng, threads=1):
     k = min(SPARSE_NEIGHBOURS, int(member.sum()) - 1)
     if k < 1 or want < 1:
         return index[:0]
-    tree = cKDTree(pts[member])
+    tree = kd_tree(pts[member])
     near = np.empty((len(pts), k + 1))
     parts = np.array_split(np.arange(len(pts)), max(1, threads))
 

@@ -149,9 +149,9 @@ class PostImpactSet:
 
     def _tree(self):
         if self._kdtree is None:
-            from scipy.spatial import cKDTree
+            from reach.nearest import kd_tree
 
-            self._kdtree = cKDTree(self._points())
+            self._kdtree = kd_tree(self._points())
         return self._kdtree
 
     def _as_points(self, v):

@@ -91,13 +91,13 @@ def ideal_gap(problem, cells, n, speed, seed=0):
     evenly as the set's own measure (one per cell) allows, and each covers at
     least itself.  Same keys as :func:`gap`; all cells if ``n`` is not smaller.
     """
-    from scipy.spatial import cKDTree
+    from reach.nearest import kd_tree
 
     pts = problem.contact_velocities(cells).reshape(len(cells), -1)
     if n >= len(cells):
         return _gap_of(np.zeros(len(cells)), speed)
     pick = np.random.default_rng(seed).choice(len(cells), n, replace=False)
-    return _gap_of(cKDTree(pts[pick]).query(pts)[0], speed)
+    return _gap_of(kd_tree(pts[pick]).query(pts)[0], speed)
 
 
 def save_reference(problem, cells, samples, path):

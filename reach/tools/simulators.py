@@ -76,10 +76,10 @@ def _align(source, target, key):
 
 
 def _measure(simulator, kinds, cvs, energy, points, scale, labels):
-    from scipy.spatial import cKDTree
+    from reach.nearest import kd_tree
 
     cvs = np.asarray(cvs)
-    distances = np.atleast_1d(cKDTree(points).query(cvs.reshape(len(cvs), -1))[0])
+    distances = np.atleast_1d(kd_tree(points).query(cvs.reshape(len(cvs), -1))[0])
     return Simulated(simulator, list(kinds), cvs, distances, distances / scale,
                      [modes(cv, scale, labels) for cv in cvs], np.asarray(energy))
 
@@ -146,9 +146,9 @@ TIME_STEPS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
 
 
 def _time_steps(sap, writer, impact, points, scale):
-    from scipy.spatial import cKDTree
+    from reach.nearest import kd_tree
 
-    tree, rows = cKDTree(points), []
+    tree, rows = kd_tree(points), []
     for h in TIME_STEPS:
         run = sap.simulate_sap(writer, impact.problem, impact.q, impact.v, tilt=np.deg2rad(0.01),
                                settings=sap.SapSettings(time_step=h))

@@ -347,10 +347,10 @@ def sweep(writer, impact, result, *, tilts_deg=(-0.01, 0.01), stiffness_ratios=(
         raise ValueError("nothing to simulate: every perturbation list is empty.")
     runs = [simulate_sap(writer, problem, impact.q, impact.v, **dict(dict(settings=settings), **options))
             for _, options in plan]
-    from scipy.spatial import cKDTree
+    from reach.nearest import kd_tree
 
     points = result.contact_velocities().reshape(len(result), -1)
-    distances = np.atleast_1d(cKDTree(points).query(np.array([r.contact_velocities.ravel() for r in runs]))[0])
+    distances = np.atleast_1d(kd_tree(points).query(np.array([r.contact_velocities.ravel() for r in runs]))[0])
     scale = float(np.max(np.abs(problem.Jn @ problem.v)))
     return SapSweep(runs, np.array([k for k, _ in plan]), distances, distances / scale,
                     [name_outcome(problem, r.v) for r in runs])

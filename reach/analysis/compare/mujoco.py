@@ -439,11 +439,11 @@ def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01),
     if not runs:
         raise ValueError("nothing to simulate: `tilts_deg`, `stiffness_ratios` and `stiffness_patterns` are empty.")
     eps = 0.01 * float(np.max(np.abs(problem.Jn @ problem.v))) if eps is None else float(eps)
-    from scipy.spatial import cKDTree
+    from reach.nearest import kd_tree
 
     if len(result) == 0:
         raise ValueError("`result` is empty: no sample ended non-colliding.")
     points = result.contact_velocities().reshape(len(result), -1)
     outcomes = np.array([r.contact_velocities.ravel() for r in runs])
-    distances = cKDTree(points).query(outcomes)[0]
+    distances = kd_tree(points).query(outcomes)[0]
     return MujocoSweep(runs, np.array(kinds), np.atleast_1d(distances), eps)
