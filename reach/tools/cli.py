@@ -100,7 +100,7 @@ def _auto_choice_lines(why):
     if probe["split"]:
         return [f"choice (auto)      random: at {probe['split']:,d} of {probe['steps']:,d} probed steps "
                 "random covering vectors reached", f"{pad}outcomes the covering vector of ones does not"]
-    bound = probe.get("split_upper")  # absent from the results of reach 0.2.0's first releases
+    bound = probe.get("split_upper")  # absent from results saved before the bound was recorded
     lines = [f"choice (auto)      first: at none of {probe['steps']:,d} probed steps did random covering vectors reach",
              f"{pad}an outcome the covering vector of ones does not (the same outcomes, on shorter paths)"]
     if bound is not None:
