@@ -21,9 +21,13 @@ def witness_caps(result, index):
 
     A directed child's caps were made from the run's earlier outcomes; the first part of a directed run and
     every uniform run draw caps from (seed, index) alone.  For a child, the result must come from this
-    session's sampler with ``keep_caps=True`` (the children's caps are not saved in result files).
+    session's sampler with ``keep_caps=True`` (the children's caps are not saved in result files), and not a
+    union of runs, whose settings no single run had.
     """
     index = int(index)
+    if result.metadata.get("union"):  # its settings are the first run's with the summed count: no sampler ran them
+        raise ValueError("this result is a union of runs (PostImpactSet.union): replay a sample from the run it "
+                         "came from.")
     if not 0 <= index < len(result.all_velocities):
         raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
     first, rounds = result.settings.schedule()
