@@ -42,6 +42,20 @@ def test_top_along_each_direction_is_a_sort_of_the_rounded_projections(n, d, see
     assert top_along(directions, np.ones((n, d)), 1000.0, top)[0].tolist() == list(range(top))
 
 
+def test_top_along_many_ties_at_the_edge_go_in_index_order():
+    """Thousands of points tie at the top-th reach (as on the compass gait's shell): beyond it by reach, then by index."""
+    rng = np.random.default_rng(3)
+    pts = rng.integers(0, 4, size=(5000, 3)).astype(float) / 1000.0  # integer reaches: sums exact, many equal
+    directions = np.array([[1.0, 2.0, -1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    reach = np.rint(1000.0 * pts @ directions.T).T
+    for top in (1, 7, 300, 4000):
+        chosen = top_along(directions, pts, 1000.0, top)
+        for k in range(len(directions)):
+            expected = np.argsort(-reach[k], kind="stable")[:top]  # by reach, equal reaches by index
+            assert chosen[k].tolist() == expected.tolist()
+            assert np.sum(reach[k] >= reach[k, expected[-1]]) > top or top == 4000  # ties crossed the edge
+
+
 @settings(max_examples=50, deadline=None)
 @given(n=st.integers(1, 300), d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
 def test_grid_squares_are_rounded_squared_norms(n, d, seed):
