@@ -22,7 +22,8 @@ from typing import NamedTuple
 import numpy as np
 
 from reach.kernels.enumeration import enumerate_kernel
-from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, TABLEAU, make_work, scale_lcp, solve_scaled
+from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, SOLVED, STRICT_TIE_TOL, TABLEAU, make_work, scale_lcp, \
+    solve_scaled
 from reach.kernels.verify import clip_and_measure
 
 __all__ = ["LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "METHODS", "lcp_residual", "all_solutions",
@@ -162,7 +163,9 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None, method="auto"
     -------
     LCPResult
         ``z, w, status, pivots, residual``; ``success`` is true only if the
-        answer was verified against the original data.
+        answer was verified against the original data.  A path that does not
+        verify is followed once more with strict ratio ties
+        (:data:`~reach.kernels.lcp.STRICT_TIE_TOL`); ``pivots`` counts both.
 
     Examples
     --------
@@ -190,6 +193,10 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None, method="auto"
     z = np.zeros(n)
     w = np.zeros(n)
     status, pivots, res = solve_scaled(workspace.lcp, q, d, options, workspace.work, z, w)
+    if status != SOLVED:  # a near-tie taken as a tie can end a hair from the solution: once more, strict ties
+        status, more, res = solve_scaled(workspace.lcp, q, d, options._replace(tie_tol=STRICT_TIE_TOL),
+                                         workspace.work, z, w)
+        pivots += more
     return LCPResult(z, w, LCPStatus(status), int(pivots), float(res))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
+from reach.kernels.lcp import DEFAULT_OPTIONS, STRICT_TIE_TOL, scale_lcp
 from reach.kernels.modes import CERTIFY_MIN_CONTACTS, certificate_data
 from reach.kernels.planar import MAX_TABLE_CONTACTS, mode_step, piece_table
 from reach.kernels.routh import CHOICE_FIRST, routh_step_kernel
@@ -62,8 +62,9 @@ def _no_table(m):
 def step_options(problem, *, h=0.0, eps_lambda=0.0, choice=CHOICE_FIRST, seed=0):
     """A run's :class:`~reach.kernels.routh.StepOptions`; ``h`` and ``eps_lambda`` are impulses (kg m/s)."""
     g = problem.mass_scale
-    return StepOptions(DEFAULT_OPTIONS._replace(max_pivots=max_pivots(problem)), float(h) * g,
-                       float(eps_lambda) * g, float(problem.colliding_tol), int(choice), int(seed))
+    lemke_opts = DEFAULT_OPTIONS._replace(max_pivots=max_pivots(problem))
+    return StepOptions(lemke_opts, float(h) * g, float(eps_lambda) * g, float(problem.colliding_tol), int(choice),
+                       int(seed), lemke_strict=lemke_opts._replace(tie_tol=STRICT_TIE_TOL))
 
 
 def routh_step(problem, v, lambda_max, *, covering=None, data=None):
@@ -112,7 +113,7 @@ def routh_step(problem, v, lambda_max, *, covering=None, data=None):
     work = make_step_work(n, m, problem.nv)
     v_next = np.empty(problem.nv)
     opts = step_options(problem)
-    status, _, res = routh_step_kernel(data, v, lam * g, d, opts, work, v_next)
+    status, _, res = routh_step_kernel(data, v, lam * g, d, opts, opts.lemke, work, v_next)
     z = work.z.copy()
     nb = problem.Jbar.shape[0]
     z[m:m + nb] /= g  # impulses back to the problem's units

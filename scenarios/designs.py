@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DESIGNS", "build", "defaults", "names"]
+__all__ = ["DESIGNS", "PARAMETERS", "build", "defaults", "names", "describe"]
 
 
 def _billiards(p):
@@ -27,6 +27,9 @@ def _billiards(p):
 def _compass(p):
     from scenarios import compass_gait as cg
 
+    if not 0.0 < p["stance_deg"] < 90.0:
+        raise ValueError(f"stance_deg = {p['stance_deg']:g} puts the hip at or below the ground; "
+                         "each leg's angle from vertical must lie in (0, 90) degrees.")
     model = cg.build_model()
     phi = np.deg2rad(p["stance_deg"])
     q = np.array([-cg.LEG_LENGTH * np.sin(phi), cg.LEG_LENGTH * np.cos(phi), -phi, phi])
@@ -66,8 +69,23 @@ DESIGNS = {
 }
 
 
+#: parameter name -> what it is, with its unit (axis labels of sweeps)
+PARAMETERS = {
+    "theta": "angle between the lines of centres, theta (rad)",
+    "stance_deg": "each leg's angle from vertical at heel strike (deg)",
+    "aspect": "block height / width (-)",
+    "spin": "pre-impact rotation: corners' fall speeds differ by this fraction (-)",
+    "theta_deg": "trunk pitch at touchdown (deg)",
+}
+
+
 def names():
     return list(DESIGNS)
+
+
+def describe(parameter):
+    """An axis label for ``parameter``: what it is, and its unit."""
+    return PARAMETERS.get(parameter, parameter)
 
 
 def defaults(name):

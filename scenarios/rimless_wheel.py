@@ -30,6 +30,7 @@ SPOKES, LENGTH, MASS, INERTIA, SLOPE, MU = 8, 1.0, 1.0, 0.01, 0.08, 1.0
 
 def build_model(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=SLOPE):
     """The wheel (floating body ``hub``) with spoke tips ``spoke0`` .. on the slope ``ground``."""
+    _check(spokes, length, mass, inertia)
     model = PlanarModel(NAME)
     model.add_body("hub")
     model.add_mass("hub", mass, inertia=inertia)
@@ -40,6 +41,27 @@ def build_model(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=
     return model
 
 
+def _check(spokes, length, mass, inertia):
+    if int(spokes) != spokes or spokes < 3:
+        raise ValueError(f"`spokes` must be an integer >= 3; got {spokes!r}.")
+    for name, value in (("length", length), ("mass", mass), ("inertia", inertia)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"`{name}` must be finite and > 0 (the hub is a rigid body: its mass matrix must be "
+                             f"invertible); got {value!r}.")
+
+
+def vault_speed(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=SLOPE, gravity=GRAVITY):
+    """The least speed |omega| just after a footfall that carries the hub over the new spoke (rad/s).
+
+    Just after a footfall the stance spoke leans back by ``pi / spokes - slope``
+    from the vertical; the hub rises by ``length (1 - cos(pi / spokes - slope))``
+    before it passes over, which the kinetic energy must pay for.
+    """
+    _check(spokes, length, mass, inertia)
+    lean = np.pi / spokes - slope
+    return float(np.sqrt(2 * mass * gravity * length * (1 - np.cos(lean)) / (mass * length ** 2 + inertia)))
+
+
 def restitution(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA):
     """``c`` of the classical footfall map ``omega+ = c omega-``."""
     ml2 = mass * length ** 2
@@ -47,11 +69,21 @@ def restitution(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA):
 
 
 def steady_speed(spokes=SPOKES, length=LENGTH, mass=MASS, inertia=INERTIA, slope=SLOPE, gravity=GRAVITY):
-    """The classical steady rolling speed |omega*| just after a footfall (rad/s)."""
+    """The classical steady rolling speed |omega*| just after a footfall (rad/s).
+
+    A ValueError where no steady rolling exists: ``omega*`` is below
+    :func:`vault_speed`, so the wheel rocks back instead of passing over the spoke.
+    """
+    _check(spokes, length, mass, inertia)
     alpha = np.pi / spokes
     c = restitution(spokes, length, mass, inertia)
     K = 2 * mass * gravity * length * (np.cos(alpha - slope) - np.cos(alpha + slope)) / (mass * length ** 2 + inertia)
-    return float(np.sqrt(c ** 2 * K / (1 - c ** 2)))
+    omega = float(np.sqrt(c ** 2 * K / (1 - c ** 2)))
+    needed = vault_speed(spokes, length, mass, inertia, slope, gravity)
+    if omega < needed:
+        raise ValueError(f"no steady rolling: omega* = {omega:.4g} rad/s after a footfall, but passing over the "
+                         f"spoke needs {needed:.4g} rad/s (a steeper slope or more spokes)")
+    return omega
 
 
 def state_after_footfall(omega, spokes=SPOKES, length=LENGTH, slope=SLOPE):

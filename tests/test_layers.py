@@ -6,7 +6,8 @@ Layers, lowest first (SPEC STYLE "the folder is the layer"):
 1. the core            ``reach/*.py``: problem, settings, lcp, step, sampler, result, checkpoint, files
 2. ``reach.laws``, ``reach.models``, ``reach.analysis``, ``reach.design``
 3. ``reach.plotting``  draws; computes nothing physical
-4. ``reach.tools``     command line, figures, bench; the only place that looks scenarios up
+4. ``reach.tools``     command line, figures, bench; the only place that looks scenarios up;
+   ``reach.examples``  example requirements for the README's first steps (a leaf, like tools)
 """
 
 import ast
@@ -16,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "reach"
-LAYERS = {"kernels": 0, "core": 1, "laws": 2, "models": 2, "analysis": 2, "design": 2, "plotting": 3, "tools": 4}
+LAYERS = {"kernels": 0, "core": 1, "laws": 2, "models": 2, "analysis": 2, "design": 2, "plotting": 3, "tools": 4, "examples": 4}
 
 
 def _module_name(path):

@@ -46,8 +46,14 @@ def stance_tol(problem):
     """Stance tolerance after an impact: 1e-6 of its fastest pre-impact normal speed."""
     return 1e-6 * float(np.max(np.abs(problem.normal_velocities(problem.v))))
 
-__all__ = ["propagate", "auto_h", "Propagation", "SetPropagation", "ImpactSet", "PropagationSettings", "cover",
-           "striking_sticks", "impact_problem", "save_propagation", "load_propagation"]
+
+__all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "SetPropagation", "ImpactSet",
+           "PropagationSettings", "cover", "striking_sticks", "impact_problem", "save_propagation", "load_propagation"]
+
+#: Most impacts a propagation follows.
+MAX_IMPACTS = 1000
+#: Most states carried from one impact to the next.
+MAX_BRANCHES = 4096
 
 
 @dataclass(frozen=True)
@@ -66,10 +72,10 @@ class PropagationSettings:
     law: str = "set"
 
     def __post_init__(self):
-        if int(self.impacts) != self.impacts or not 1 <= self.impacts <= 1000:
-            raise ValueError(f"`impacts` must be an integer in [1, 1000]; got {self.impacts!r}.")
-        if int(self.max_branches) != self.max_branches or not 1 <= self.max_branches <= 4096:
-            raise ValueError(f"`max_branches` must be an integer in [1, 4096]; got {self.max_branches!r}.")
+        if int(self.impacts) != self.impacts or not 1 <= self.impacts <= MAX_IMPACTS:
+            raise ValueError(f"`impacts` must be an integer in [1, {MAX_IMPACTS}]; got {self.impacts!r}.")
+        if int(self.max_branches) != self.max_branches or not 1 <= self.max_branches <= MAX_BRANCHES:
+            raise ValueError(f"`max_branches` must be an integer in [1, {MAX_BRANCHES}]; got {self.max_branches!r}.")
         for name in ("h", "resolution", "resolution_q", "t_max"):
             value = getattr(self, name)
             if value is None and name == "h":

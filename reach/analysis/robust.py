@@ -116,14 +116,28 @@ def _deepest(z, bad):
     return where, best
 
 
+def _verdict(predicate, outcome):
+    """``predicate(outcome)``, refused unless it is a boolean (``None`` or a number is not an answer)."""
+    answer = predicate(outcome)
+    if not isinstance(answer, (bool, np.bool_)):
+        name = getattr(predicate, "__name__", repr(predicate))
+        raise TypeError(f"the predicate {name} returned {answer!r} ({type(answer).__name__}); "
+                        "it must return True (satisfied) or False.")
+    return bool(answer)
+
+
 def check(propagation, predicate=None, cost=None, *, replay=True):
-    """Check every impact of ``propagation`` against ``predicate`` and/or ``cost``; a list of :class:`Report`."""
+    """Check every impact of ``propagation`` against ``predicate`` and/or ``cost``; a list of :class:`Report`.
+
+    ``predicate(outcome)`` must return a boolean (a TypeError otherwise: an
+    answer of ``None`` must not count as a violation).
+    """
     if predicate is None and cost is None:
         raise ValueError("give a `predicate` (true when satisfied), a `cost` (larger is worse), or both.")
     reports = []
     for k in range(1, len(propagation.impacts) + 1):
         items = list(outcomes(propagation, k))
-        ok = np.array([bool(predicate(o)) for o in items]) if predicate is not None else np.ones(len(items), bool)
+        ok = np.array([_verdict(predicate, o) for o in items]) if predicate is not None else np.ones(len(items), bool)
         bad = ~ok
         z, cell = _cells(propagation, k)
         extent = len(np.unique(cell[bad])) / max(len(np.unique(cell)), 1)

@@ -20,7 +20,7 @@ def solve_steps(data, opts, work, V_rec, lam_rec, d_rec, start, stop, V_next, st
     """Solve the recorded steps ``start .. stop - 1``; fill ``V_next``, ``status_out``; return total pivots."""
     pivots = 0
     for k in range(start, stop):
-        status, piv, _ = routh_step_kernel(data, V_rec[k], lam_rec[k], d_rec[k], opts, work, V_next[k])
+        status, piv, _ = routh_step_kernel(data, V_rec[k], lam_rec[k], d_rec[k], opts, opts.lemke, work, V_next[k])
         status_out[k] = status
         pivots += piv
     return pivots

@@ -101,17 +101,18 @@ def allocate_output(count, nv, keep, path_rows):
 
 
 @kernel
-def routh_step_kernel(data, v, lam, d, opts, work, v_next):
+def routh_step_kernel(data, v, lam, d, opts, lemke_opts, work, v_next):
     """One Routh step (eq. 75) with covering vector ``d``: fill ``v_next``; return (status, pivots, residual).
 
-    ``lam`` holds the caps in velocity units.  Besides the LCP verification
+    ``lam`` holds the caps in velocity units; ``lemke_opts`` are Lemke's
+    options (``opts.lemke``, or ``opts.lemke_strict`` for a last try).  Besides the LCP verification
     the step must pass :func:`certified`; one that fails gets status 3
     (numerical).  On a failed solve ``v_next`` is a copy of ``v``.
     """
     m = data.Jn.shape[0]
     nb_ = data.Jbar.shape[0]
     fill_q(data.Jbar, m, v, lam, work.q)
-    status, pivots, res = solve_scaled(data.lcp, work.q, d, opts.lemke, work.lemke, work.z, work.w)
+    status, pivots, res = solve_scaled(data.lcp, work.q, d, lemke_opts, work.lemke, work.z, work.w)
     if status == 0 and not certified(data.lcp.M, work.q, work.z, work.w, m, nb_, opts):
         status = 3
     if status != 0:
@@ -165,6 +166,12 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     mu = 1e5, fail verification; another vertex usually does not).  If all
     fail and the LCP is small (n <= FALLBACK_MAX_N), enumerate its
     complementary bases from a random starting set until a solution verifies.
+    Last, solve once more with the first covering vector and Lemke's strict
+    ratio ties (``opts.lemke_strict``): a near-tie taken as a tie can end the
+    path on a basis a hair from the solution (a tiny sliding speed set to
+    zero, residual 1e-8), which exact ties avoid.  Each fallback runs only
+    where everything before it failed, so a step that verified before is
+    solved the same way, bit for bit.
 
     Every try goes through one call of :func:`routh_step_kernel` (LLVM may
     compile a callee into each of its call sites; with one site for each of
@@ -172,32 +179,35 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     instead of 90 s here, with the same answers).
     """
     d = work.d
-    tries = 0
+    n = work.q.shape[0]
+    covering_tries = 2 + opts.retries
+    attempt = 0
+    solves = 0
     while True:
-        if tries == 0:
+        if attempt == 0 or attempt == covering_tries:  # the last try: the first covering vector, strict ties
             fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, 0)
-        elif tries == 1:  # the other of ones and the step's random covering vector
+        elif attempt == 1:  # the other of ones and the step's random covering vector
             fill_covering(d, CHOICE_RANDOM if choice == CHOICE_FIRST else CHOICE_FIRST, opts.covering_ratio,
                           opts.seed, sample, step, 0)
         else:
-            fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, tries - 1)
-        status, pivots, res = routh_step_kernel(data, v, lam, d, opts, work, v_next)
-        tries += 1
-        if status == 0 or tries >= 2 + opts.retries:
+            fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, attempt - 1)
+        lemke_opts = opts.lemke_strict if attempt == covering_tries else opts.lemke
+        status, pivots, res = routh_step_kernel(data, v, lam, d, opts, lemke_opts, work, v_next)
+        solves += 1
+        attempt += 1
+        if status == 0 or attempt > covering_tries:
             break
-    n = work.q.shape[0]
-    if status == 0 or n > FALLBACK_MAX_N:
-        return status, res, tries
-    # last resort: work.q and work.lemke.qs still hold this step's data
-    m = data.Jn.shape[0]
-    offset = int(hashed_uniform(opts.seed, FALLBACK_STREAM, sample, step) * (1 << n))
-    found, res = first_solution_kernel(data.lcp, work.q, work.lemke.qs, offset, opts.lemke.verify_tol,
-                                       work.members, work.A, work.b, work.x, work.z, work.w)
-    tries += 1
-    if not found or not certified(data.lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0], opts):
-        return 3, res, tries
-    apply_impulse(data.Minv_JbarT, m, work.z, v, v_next)
-    return 0, res, tries
+        if attempt == covering_tries and n <= FALLBACK_MAX_N:
+            # enumeration: work.q and work.lemke.qs still hold this step's data
+            m = data.Jn.shape[0]
+            offset = int(hashed_uniform(opts.seed, FALLBACK_STREAM, sample, step) * (1 << n))
+            found, res = first_solution_kernel(data.lcp, work.q, work.lemke.qs, offset, opts.lemke.verify_tol,
+                                               work.members, work.A, work.b, work.x, work.z, work.w)
+            solves += 1
+            if found and certified(data.lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0], opts):
+                apply_impulse(data.Minv_JbarT, m, work.z, v, v_next)
+                return 0, res, solves
+    return status, res, solves
 
 
 @kernel

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from reach.kernels.jit import kernel
-from reach.kernels.lcp import LemkeOptions, LemkeWork, ScaledLCP, make_work
+from reach.kernels.lcp import STRICT_OPTIONS, LemkeOptions, LemkeWork, ScaledLCP, make_work
 
 __all__ = ["MAX_DISTINCT", "RouthData", "StepOptions", "StepWork", "make_step_work", "fill_q", "certified",
            "apply_impulse"]
@@ -60,6 +60,7 @@ class StepOptions(NamedTuple):
     cone_tol: float = 1e-8      # friction-cone violation allowed, relative to the velocity scale
     covering_ratio: float = 1e3  # random covering entries are log-uniform in [1/ratio, ratio]
     retries: int = 4            # extra random covering vectors after a failed first solve
+    lemke_strict: LemkeOptions = STRICT_OPTIONS  # a last try's Lemke options: strict ratio ties
 
 
 class StepWork(NamedTuple):

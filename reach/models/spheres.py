@@ -113,6 +113,11 @@ class SphereSystem(Dynamics):
         quats = np.tile([1.0, 0.0, 0.0, 0.0], (self.n, 1))
         return np.concatenate([centers.ravel(), quats.ravel()]), np.hstack([u, w]).ravel()
 
+    @property
+    def velocity_kinds(self):
+        """``"linear"`` (m/s) or ``"angular"`` (rad/s) for each velocity coordinate: per ball ``u`` then ``w``."""
+        return (("linear",) * 3 + ("angular",) * 3) * self.n
+
     def centers(self, q):
         return np.asarray(q, dtype=float)[:3 * self.n].reshape(self.n, 3)
 

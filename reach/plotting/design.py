@@ -10,8 +10,13 @@ _LABELS = {"diameter": "diameter of the set (KE metric, / |p0|)", "spread": "spr
            "xi": "Seghete-Murphey xi (elastic orders)", "max_cosine": "largest normal cosine (M^-1 metric)"}
 
 
-def plot_sweep(sweep, *, title=None, x=None, ax=None):
-    """Each measure of a one-parameter sweep against that parameter (a second parameter: one line per value)."""
+def plot_sweep(sweep, *, title=None, x=None, ax=None, xlabel=None):
+    """Each measure of a one-parameter sweep against that parameter (a second parameter: one line per value).
+
+    ``xlabel`` names the parameter with its unit (default: its name).  The
+    y-axis names the measure (several measures: "measure of the set", each
+    named in the legend).  Infeasible points (NaN) leave gaps.
+    """
     import matplotlib.pyplot as plt
 
     names = sweep.names
@@ -28,7 +33,9 @@ def plot_sweep(sweep, *, title=None, x=None, ax=None):
                                                      " (" + ", ".join(f"{o} = {v:g}" for o, v in zip(others, g)) + ")")
             ax.plot(xs[sel], values[sel], "o-", ms=4, lw=1.4, label=label)
     ax.axhline(0.0, color="0.6", lw=0.8)
-    ax.set_xlabel(x)
+    ax.set_xlabel(xlabel or x)
+    measures = list(sweep.values)
+    ax.set_ylabel(_LABELS.get(measures[0], measures[0]) if len(measures) == 1 else "measure of the set (see legend)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     if title:

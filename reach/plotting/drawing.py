@@ -46,11 +46,14 @@ def _inside_free_space(model, point, margin):
     return all(wall.distance(point) >= margin for wall in model.walls)
 
 
-def _velocity_arrows(scenario, model, q, velocity, scale):
+def _velocity_arrows(scenario, model, q, velocity, scale, reference=None):
     """Arrow segments ``(tail, tip, label)`` of the point velocities at ``scenario.arrows``.
 
-    The longest arrow is ``0.22 * scale`` long.  An arrow starts at its point,
-    unless its tip would enter a wall; then it ends at the point instead.
+    The longest arrow is ``0.22 * scale`` long, or, with a ``reference``
+    generalized velocity, the longest arrow of the reference is (so a
+    velocity after the impact is drawn to the scale of the one before).  Each
+    label gives the speed in m/s.  An arrow starts at its point, unless its
+    tip would enter a wall; then it ends at the point instead.
     """
     v = scenario.v if velocity is None else velocity
     if v is False or v is None or not len(scenario.arrows):
@@ -59,17 +62,21 @@ def _velocity_arrows(scenario, model, q, velocity, scale):
     points = [model.point_position(q, body, local) for body, local, _ in scenario.arrows]
     speeds = [model.point_jacobian(q, body, local) @ v for body, local, _ in scenario.arrows]
     top = max(float(np.linalg.norm(s)) for s in speeds)
+    if reference is not None:
+        top = max(float(np.linalg.norm(model.point_jacobian(q, body, local) @ np.asarray(reference, dtype=float)))
+                  for body, local, _ in scenario.arrows) or top
     out = []
     if top == 0:
         return out
     length = 0.22 * scale / top
     for p, s, (_, _, label) in zip(points, speeds, scenario.arrows):
-        if np.linalg.norm(s) < 1e-9 * top:
+        speed = float(np.linalg.norm(s))
+        if speed < 1e-9 * top:
             continue
         tail, tip = p, p + length * s
         if not _inside_free_space(model, tip, 0.03 * scale):
             tail, tip = p - length * s, p
-        out.append((tail, tip, label))
+        out.append((tail, tip, f"{label} = {speed:.2f}\\,\\mathrm{{m/s}}" if label else ""))
     return out
 
 
@@ -149,7 +156,7 @@ def _draw_arrows(ax, arrows, scale):
                     zorder=10)
 
 
-def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True, title=None):
+def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True, title=None, reference=None):
     """Draw a scenario's configuration at impact.
 
     Parameters
@@ -166,6 +173,9 @@ def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True,
         Mark the contact points and label them A, B, ...
     title : str, optional
         Axes title (default ``scenario.title``; ``""`` for none).
+    reference : array_like, shape (nv,), optional
+        Draw the arrows to the scale of this velocity's (the pre-impact one,
+        for a panel after the impact), so their lengths compare.
 
     Returns
     -------
@@ -185,7 +195,7 @@ def draw_configuration(scenario, ax=None, *, velocity=None, label_contacts=True,
         xmin, xmax = min(xmin, c.point[0]), max(xmax, c.point[0])
         ymin, ymax = min(ymin, c.point[1]), max(ymax, c.point[1])
     scale = max(xmax - xmin, ymax - ymin, 1e-3)
-    arrows = _velocity_arrows(scenario, model, q, velocity, scale)
+    arrows = _velocity_arrows(scenario, model, q, velocity, scale, reference)
     for tail, tip, _ in arrows:
         xmin, xmax = min(xmin, tail[0], tip[0]), max(xmax, tail[0], tip[0])
         ymin, ymax = min(ymin, tail[1], tip[1]), max(ymax, tail[1], tip[1])

@@ -92,8 +92,8 @@ def _configuration_panels(scenario, ax_before, ax_after, outcome):
     from reach.plotting.drawing import draw_configuration
 
     draw_configuration(scenario, ax_before, title="before the impact (arrow: pre-impact velocity)")
-    draw_configuration(scenario, ax_after, velocity=outcome if outcome is not None else False,
-                       title="after: the outcome ★ of the planes (arrow: its velocity)")
+    draw_configuration(scenario, ax_after, velocity=outcome if outcome is not None else False, reference=scenario.v,
+                       title="after: the outcome ★ of the planes (arrow: its velocity, same scale)")
 
 
 def _summary_text(scenario, result, mirror, regions):
@@ -110,8 +110,8 @@ def _summary_text(scenario, result, mirror, regions):
     for name, c in s["contacts"].items():
         lines.append(f"   {name}: {c['lift_off']:6.1%} / {c['slide']:6.1%} / {c['stick']:6.1%}")
     if regions:
-        lines.append("region areas [m²/s²]:")
-        lines.append("   " + ", ".join(f"{k} {v:.2g}" for k, v in regions.items()))
+        lines.append("area of the set's outline in each plane (m²/s²):")
+        lines += [f"   {k}: {v:.2g}" for k, v in regions.items()]
     return "\n".join(lines)
 
 
@@ -165,8 +165,10 @@ def plot_scenario_figure(scenario, result, *, baselines=None, mirror=True, outco
                 key = label.split(" (area")[0] if label.startswith("post-impact region") else label
                 handles.setdefault(key, h)
             if drawn.region is not None:
-                regions[_plane_name(problem, plane).replace("normals-", "").replace("contact-", "")] = \
-                    drawn.region.area
+                names = problem.contact_names
+                where = (f"vn {names[plane[1]]} vs vn {names[plane[2]]}" if plane[0] == "pair" else
+                         f"vt-vn of {names[plane[1]]}")
+                regions[where] = drawn.region.area
     ax_legend.set_axis_off()
     ax_legend.legend(list(handles.values()), list(handles), loc="upper left", fontsize=10, frameon=False,
                      title=title or scenario.title, title_fontproperties={"weight": "bold", "size": 13},

@@ -13,7 +13,7 @@ normal(A) vs normal(B) and, per contact, tangential vs normal.
 * the post-impact outcomes as dark points inside a grey region outlined by
   :func:`reach.plotting.region.outline_region` (its area in the legend),
 * the sequential resolutions (A first, B first, ...) as coloured lines with
-  end markers, the simultaneous (Anitescu-Potra) solutions as blue diamonds,
+  end markers, the simultaneous (Anitescu-Potra) solutions as open blue diamonds (drawn above the rest),
 * the pre-impact point, and optionally one highlighted outcome (a star).
 
 Colours are chosen to stay apart in greyscale print: the sequential lines
@@ -22,6 +22,7 @@ also differ in dash and end marker, the simultaneous markers in shape.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +40,8 @@ STYLE = {
     "outline": dict(color="0.05", lw=1.0, zorder=4),
     "outcomes": dict(color="0.15", s=2.0, marker="o", linewidths=0, zorder=3),
     "pre": dict(marker="o", ms=8, mfc="white", mec="black", mew=1.5, ls="none", zorder=8),
-    "simultaneous": dict(marker="D", ms=8, mfc="#1f5fbf", mec="black", mew=0.8, ls="none", zorder=9),
+    # an open diamond above the other markers: it often sits on the stepper or the propagative outcome
+    "simultaneous": dict(marker="D", ms=12, mfc="none", mec="#1f5fbf", mew=2.2, ls="none", zorder=11),
     "stepper": dict(marker="X", ms=10, mfc="#ff7f0e", mec="black", mew=0.8, ls="none", zorder=9),
     "propagative": dict(marker="^", ms=9, mfc="#2ca02c", mec="black", mew=0.8, ls="none", zorder=9),
     "highlight": dict(marker="*", ms=15, mfc="white", mec="black", mew=1.0, ls="none", zorder=10),
@@ -273,6 +275,10 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
     inset_ax = None
     if zoom is not None:
         inset_ax = _add_inset(ax, layers, zoom, clouds, lo, hi)
+    if inset_ax is not None:  # the zoom keeps the axes' quantities: say so, in short
+        inset_ax.set_xlabel(_short(ax.get_xlabel()), fontsize=6, labelpad=1)
+        inset_ax.set_ylabel(_short(ax.get_ylabel()), fontsize=6, labelpad=1)
+        inset_ax.set_title("zoom", fontsize=7, pad=2)
     if legend:
         # "best" avoids the data but not the zoomed inset: with an inset, the legend goes beside the axes
         where = dict(loc="best") if inset_ax is None else dict(loc="upper left", bbox_to_anchor=(1.02, 1.0))
@@ -280,6 +286,12 @@ def plot_contact_plane(result, axes=("A.normal", "B.normal"), ax=None, *, mirror
             ax.figure.set_size_inches(8.4, 4.6)
         ax.legend(list(handles.values()), list(handles), fontsize=8, framealpha=0.9, **where)
     return PlanePlot(ax=ax, region=region, handles=handles, points=xy, inset=inset_ax)
+
+
+def _short(label):
+    """:func:`axis_label` in short for an inset: ``normal velocity at A [m/s]`` -> ``vn A [m/s]``."""
+    label = label.replace("normal velocity at ", "vn ")
+    return re.sub(r"tangential(?: \((\d)\))? velocity at ", lambda m: f"vt{m.group(1) or ''} ", label)
 
 
 def _zoom_box(xy, sim, seq, star, lo, hi):

@@ -156,19 +156,33 @@ def plot_ball_paths(trajectory, n_balls, radius):
     return fig
 
 
-def plot_trajectory(trajectory, *, title=None, names=None):
-    """Velocities and normal contact impulses of any time-stepping run against t."""
+def plot_trajectory(trajectory, *, title=None, names=None, kinds=None):
+    """Velocities and normal contact impulses of any time-stepping run against t.
+
+    ``kinds`` (``"linear"`` or ``"angular"`` per velocity coordinate) puts
+    linear velocities (m/s) and angular velocities (rad/s) on panels of
+    their own; without it one panel shows every coordinate.
+    """
     import matplotlib.pyplot as plt
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7.5), sharex=True, layout="constrained")
     v = trajectory.v
     labels = names or [f"v[{i}]" for i in range(v.shape[1])]
-    for i in range(v.shape[1]):
-        top.step(trajectory.t, v[:, i], where="pre", lw=1.0, label=labels[i])
-    top.set_ylabel("generalized velocity")
-    top.grid(alpha=0.3)
-    if v.shape[1] <= 12:
-        top.legend(fontsize=8, ncol=2)
+    groups = [("velocity (m/s or rad/s, by coordinate)", np.arange(v.shape[1]))]
+    if kinds is not None:
+        kinds = np.asarray(kinds)
+        groups = [(label, np.flatnonzero(kinds == kind)) for kind, label in
+                  (("linear", "linear velocity (m/s)"), ("angular", "angular velocity (rad/s)"))]
+        groups = [g for g in groups if len(g[1])]
+    fig, axes = plt.subplots(len(groups) + 1, 1, figsize=(10, 4.0 + 2.8 * len(groups)), sharex=True,
+                             layout="constrained")
+    for top, (ylabel, rows) in zip(axes, groups):
+        for i in rows:
+            top.step(trajectory.t, v[:, i], where="pre", lw=1.0, label=labels[i])
+        top.set_ylabel(ylabel)
+        top.grid(alpha=0.3)
+        if len(rows) <= 12:
+            top.legend(fontsize=8, ncol=2)
+    bottom = axes[-1]
     pushing = np.flatnonzero(np.any(trajectory.normal > 0, axis=0))
     for k in pushing:
         bottom.step(trajectory.t[1:], trajectory.normal[:, k], where="pre", lw=1.0,
@@ -178,5 +192,5 @@ def plot_trajectory(trajectory, *, title=None, names=None):
     bottom.grid(alpha=0.3)
     if len(pushing):
         bottom.legend(fontsize=8, ncol=2)
-    top.set_title(title or f"time-stepping run, h = {trajectory.h:g} s")
+    axes[0].set_title(title or f"time-stepping run, h = {trajectory.h:g} s")
     return fig

@@ -9,12 +9,16 @@ from pathlib import Path
 
 from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "positive_float", "output_path", "image_suffixes", "integer_text", "samples", "steps",
+__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "image_suffixes", "integer_text", "samples", "steps",
            "seed", "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):
     """Bad input from the command line: exit 2 with the message."""
+
+
+class UserCodeError(Exception):
+    """A function of the user's (a controller, a predicate) raised or answered wrongly: exit 1 with the message."""
 
 
 def positive_float(text):

@@ -3,7 +3,8 @@
 A leaf of the package: it imports the core, the core never imports it.
 
 Exit codes: 0 done; 2 bad input (one line naming the argument or file);
-1 an internal failure (one line; ``REACH_DEBUG=1`` shows the traceback) or an
+1 a user's function (controller, predicate, cost) that raised or answered wrongly (one line naming it), or
+an internal failure (one line; ``REACH_DEBUG=1`` shows the traceback) or an
 empty set (saved, with its message); 130 interrupted (finished work is kept
 in the checkpoint).
 """
@@ -17,12 +18,13 @@ import sys
 import traceback
 from pathlib import Path
 
-from reach.tools.arguments import UsageError, image_suffixes, output_path, positive_float
+from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_path, positive_float
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
 from reach.tools.cli_simulate import add_simulate
 from reach.tools.cli_design import add_sweep
 from reach.tools.cli_through import add_through
+from reach.tools.summary import format_summary
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
 
@@ -53,76 +55,6 @@ def _scenario(name):
         return scenarios.get(name)
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
-
-
-def format_summary(summary, title):
-    """A readable text table of :meth:`PostImpactSet.summary`."""
-    lines = [title, "=" * len(title)]
-    t_s = summary["time_per_sample"]
-    t_l = summary["time_per_lcp"]
-    lines.append(f"samples            {summary['samples']:>12,d}")
-    lines.append(f"kept (in the set)  {summary['kept']:>12,d}")
-    lines.append(f"terminated in N    {summary['terminated_fraction']:>12.2%}")
-    lines.append(f"failed samples     {summary['failed_samples']:>12,d}")
-    lines.append(f"LCPs per sample    {summary['lcps_per_sample']:>12.2f}")
-    if t_s is not None:
-        lines.append(f"time per sample    {t_s * 1e6:>10.2f} us   wall clock over all workers, start-up included")
-    if t_l is not None:
-        lines.append(f"time per LCP       {t_l * 1e6:>10.2f} us   the same, per LCP")
-    t_k = summary.get("kernel_time_per_sample")
-    if t_k is not None:
-        lines.append(f"kernel per sample  {t_k * 1e6:>10.2f} us   one core's time in the sampling kernels")
-    lines.append(f"worst residual     {summary['worst_residual']:>12.1e}")
-    lines.append(f"status             {summary['status']:>12}")
-    lines.append(f"  {summary['message']}")
-    c = summary.get("completeness")
-    if c and c["kept"]:
-        lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
-                     f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
-        lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
-    lines += _auto_choice_lines(summary.get("auto_choice"))
-    lines += _uniqueness_lines(summary.get("uniqueness"))
-    if not summary["kept"]:
-        return "\n".join(lines)
-    lines.append("")
-    lines.append(f"contact   lift-off   slide    stick     (tolerance {summary['tolerance']:.1e} m/s)")
-    for name, c in summary["contacts"].items():
-        lines.append(f"{name:<9} {c['lift_off']:>8.1%} {c['slide']:>8.1%} {c['stick']:>8.1%}")
-    return "\n".join(lines)
-
-
-def _auto_choice_lines(why):
-    """Why ``--choice auto`` took the choice it took, where a probe decided (:func:`reach.choice.auto_choice`)."""
-    probe = (why or {}).get("probe")
-    if not probe:
-        return []
-    pad = " " * 19
-    if probe["split"]:
-        return [f"choice (auto)      random: at {probe['split']:,d} of {probe['steps']:,d} probed steps "
-                "random covering vectors reached", f"{pad}outcomes the covering vector of ones does not"]
-    bound = probe.get("split_upper")  # absent from results saved before the bound was recorded
-    lines = [f"choice (auto)      first: at none of {probe['steps']:,d} probed steps did random covering vectors reach",
-             f"{pad}an outcome the covering vector of ones does not (the same outcomes, on shorter paths)"]
-    if bound is not None:
-        lines.append(f"{pad}a sample, not a proof: at most {bound:.1%} of steps split (95 % upper bound)")
-    return lines
-
-
-def _uniqueness_lines(u):
-    """What :func:`reach.analysis.uniqueness.choice_check` found, for a set drawn with random or first choice."""
-    if not u:
-        return []
-    how = {"modes": "contact modes", "bases": "complementary bases",
-           "walk": "walks from Lemke's solution: a lower bound"}[u["method"]]
-    if not u["nonunique_steps"]:
-        return [f"non-unique steps   none of {u['steps']:,d} sampled steps has more than one outcome ({how})"]
-    pick = (f"{u['unreached_fraction']:.0%} of their outcomes no random covering vector reached (8 a step)"
-            if u["choice"] == "random" else "--choice first takes one of them a step")
-    remedy = ("--choice exact finds every one (planar, up to 6 contacts)" if u["exact_available"] else
-              "no exact choice here: the set may miss outcomes of those steps")
-    pad = " " * 19
-    return [f"non-unique steps   {u['nonunique_steps']:,d} of {u['steps']:,d} sampled steps have several outcomes "
-            f"({how});", f"{pad}{pick}; {remedy}"]
 
 
 # ----------------------------------------------------------------------------- commands
@@ -187,6 +119,9 @@ def cmd_run(args):
     out = output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
     json_out = output_path(args.json, "--json") if args.json else None
     checkpoint = out.with_name(out.stem + ".ckpt")
+    if args.resume and not checkpoint.exists():
+        raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
+                         "(run without --resume to start afresh).")
     common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps, strategy=args.strategy,
                   solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
                   backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
@@ -485,6 +420,9 @@ def main(argv=None):
     except UsageError as exc:
         print(str(exc).splitlines()[0] if str(exc) else "reach: bad input", file=sys.stderr)
         return 2
+    except UserCodeError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nreach: interrupted.", file=sys.stderr)
         return 130

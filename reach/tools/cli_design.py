@@ -63,7 +63,13 @@ def cmd_sweep(args):
         defaults = designs.defaults(args.name)
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
-    grid = dict(parse_param(text) for text in args.param)
+    params = [parse_param(text) for text in args.param]
+    names = [name for name, _ in params]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise UsageError(f"reach sweep: --param {', '.join(repeated)} given more than once; give each parameter once "
+                         "(NAME=LO:HI:COUNT for several values).")
+    grid = dict(params)
     unknown = sorted(set(grid) - set(defaults))
     if unknown:
         raise UsageError(f"reach sweep: {args.name} has no parameters {unknown}; it has {sorted(defaults)}.")
@@ -79,7 +85,7 @@ def cmd_sweep(args):
     np.savetxt(out, result.table(), delimiter=",", header=header, comments="", fmt="%.10g")
     print(format_sweep(args.name, result))
     print(f"wrote {out}")
-    print(f"wrote {_draw(args.name, result, out.with_suffix('.png'))}")
+    print(f"wrote {_draw(args.name, result, out.with_suffix('.png'), designs.describe(result.names[0]))}")
     return 0
 
 
@@ -90,6 +96,7 @@ def format_sweep(name, result):
         lines.append("  ".join(f"{v:>12.5g}" for v in row))
     for m, values in result.values.items():
         if np.all(np.isnan(values)):
+            lines.append(f"smallest {m}: none (no point is feasible)")
             continue
         k = int(np.nanargmin(values))
         where = ", ".join(f"{n} = {result.params[k][n]:.5g}" for n in result.names)
@@ -99,11 +106,11 @@ def format_sweep(name, result):
     return "\n".join(lines)
 
 
-def _draw(name, result, path):
+def _draw(name, result, path, xlabel):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     from reach.plotting.design import plot_sweep
     from reach.plotting.files import save_figure
 
-    return save_figure(plot_sweep(result, title=f"{name}: how predictable is the impact?").figure, path)
+    return save_figure(plot_sweep(result, title=f"{name}: how predictable is the impact?", xlabel=xlabel).figure, path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -49,9 +50,18 @@ def cmd_simulate(args):
         raise UsageError(f"reach: --t-end {t_end:g} is shorter than one step of --dt {h:g}.")
     out = output_path(args.out or Path("results") / f"{sim.name}-trajectory.npz", "--out", suffixes=(".npz",))
     start = time.perf_counter()
-    trajectory = simulate(sim.system, sim.q0, sim.v0, h, t_end, progress=not args.no_progress)
+    from reach.laws.stewart_trinkle import TimeSteppingError
+
+    try:
+        trajectory = simulate(sim.system, sim.q0, sim.v0, h, t_end, progress=not args.no_progress)
+    except TimeSteppingError as exc:
+        print(f"reach: the time-stepper stopped: {exc}", file=sys.stderr)
+        return 1
     seconds = time.perf_counter() - start
     print(format_trajectory(sim, trajectory, seconds))
+    if trajectory.t[-1] > t_end * (1 + 1e-12):
+        print(f"note: steps are whole, so the run ends at t = {trajectory.t[-1]:g} s, past --t-end {t_end:g} s "
+              f"(the last step of {h:g} s passes it)")
     trajectory.save(out)
     print(f"wrote {out}")
     if not args.no_plot:
@@ -86,4 +96,5 @@ def _draw(sim, trajectory, path):
     from reach.plotting.stepping import plot_trajectory
 
     names = list(sim.model.coordinate_names) if sim.model is not None else None
-    return save_figure(plot_trajectory(trajectory, title=sim.title, names=names), path)
+    kinds = sim.model.coordinate_kinds if sim.model is not None else getattr(sim.system, "velocity_kinds", None)
+    return save_figure(plot_trajectory(trajectory, title=sim.title, names=names, kinds=kinds), path)

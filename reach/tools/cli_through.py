@@ -7,18 +7,31 @@ import sys
 from pathlib import Path
 
 
-from reach.tools.arguments import UsageError, n_jobs, output_path, samples, seed, steps
+import numpy as np
 
-__all__ = ["add_through", "cmd_trajectory", "cmd_robust", "load_callable"]
+from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS
+from reach.tools.arguments import UsageError, UserCodeError, integer_text, n_jobs, output_path, samples, seed, steps
+
+__all__ = ["add_through", "cmd_trajectory", "cmd_robust", "load_callable", "UserFunction"]
+
+
+def _impacts(text):
+    return integer_text(text, "a number of impacts", 1, MAX_IMPACTS)
+
+
+def _branches(text):
+    return integer_text(text, "a number of branches", 1, MAX_BRANCHES)
 
 
 def add_through(sub):
     """Register ``reach trajectory`` and ``reach robust``."""
     p = sub.add_parser("trajectory", help="follow the set of possible states through several impacts")
     p.add_argument("name", help="rimless-wheel, rocking-block or compass-walker (reach list)")
-    p.add_argument("--impacts", type=steps, default=None, metavar="K", help="impacts to follow (default: the example's)")
+    p.add_argument("--impacts", type=_impacts, default=None, metavar="K",
+                   help=f"impacts to follow, at most {MAX_IMPACTS} (default: the example's)")
     p.add_argument("--budget", type=samples, default=None, help="samples per branch per impact")
-    p.add_argument("--branches", type=steps, default=None, help="most states carried between impacts")
+    p.add_argument("--branches", type=_branches, default=None,
+                   help=f"most states carried between impacts, at most {MAX_BRANCHES}")
     p.add_argument("--law", choices=("set", "classical"), default="set",
                    help="set: the Halm-Posa set (default); classical: the striking contact sticks")
     p.add_argument("--controller", metavar="MODULE:FUNCTION", help="a force f(t, q, v) -> array applied in flight")
@@ -52,7 +65,53 @@ def load_callable(spec, flag):
     function = getattr(module, name, None)
     if not callable(function):
         raise UsageError(f"reach: {flag} {spec!r}: {module_name!r} has no callable {name!r}.")
-    return function
+    return UserFunction(function, f"{flag} {spec}", answer={"--predicate": "bool", "--cost": "number", "--controller": "finite"}.get(flag))
+
+
+class UserFunction:
+    """A user's function, called through: what it raises, and a wrong answer, become a :class:`UserCodeError`.
+
+    The message names the function (``--predicate requirements:fast``) and
+    its exception, so a user's bug is not reported as reach's.
+    ``answer`` checks the return value: ``"bool"`` (a predicate: True or
+    False, never None), ``"number"`` (a cost: one real number) or
+    ``"finite"`` (a controller: no NaN or inf).
+    Picklable when the function is, so it runs in worker processes too.
+    """
+
+    def __init__(self, function, label, answer=None):
+        self.function = function
+        self.label = label
+        self.answer = answer
+        self.__name__ = getattr(function, "__name__", label)
+
+    def __call__(self, *args):
+        try:
+            value = self.function(*args)
+        except Exception as exc:  # noqa: BLE001 - anything the user's code raises is reported as theirs
+            raise UserCodeError(f"reach: {self.label} raised {type(exc).__name__}: {exc}".splitlines()[0]) from None
+        if self.answer == "bool" and not isinstance(value, (bool, np.bool_)):
+            raise UserCodeError(f"reach: {self.label} returned {value!r} ({type(value).__name__}); "
+                                "a predicate must return True (satisfied) or False.")
+        if self.answer == "number" and not (isinstance(value, (int, float, np.integer, np.floating))
+                                            and not isinstance(value, (bool, np.bool_)) and np.isfinite(value)):
+            raise UserCodeError(f"reach: {self.label} returned {value!r}; a cost must return one finite number.")
+        if self.answer == "finite":
+            array = np.asarray(value, dtype=float) if _numeric(value) else None
+            if array is None:
+                raise UserCodeError(f"reach: {self.label} returned {value!r}, not an array of numbers.")
+            if not np.all(np.isfinite(array)):
+                raise UserCodeError(f"reach: {self.label} returned NaN or inf at t = {args[0]:g} s "
+                                    f"({np.round(array, 6).tolist()}).")
+        return value
+
+
+def _numeric(value):
+    try:
+        np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _example(name, controller):
@@ -77,6 +136,9 @@ def cmd_trajectory(args):
     out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
     law = example.classical if args.law == "classical" else None
     checkpoint = out.with_suffix(".ckpt.npz")
+    if args.resume and not checkpoint.exists():
+        raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
+                         "(run without --resume to start afresh).")
     if checkpoint.exists() and not args.resume:
         raise UsageError(f"reach: {str(checkpoint)!r} holds an interrupted run: add --resume to continue it, "
                          "or remove it.")
@@ -86,6 +148,8 @@ def cmd_trajectory(args):
     except ValueError as exc:
         if "checkpoint" in str(exc):
             raise UsageError(f"reach: {exc}") from None
+        if args.controller and str(exc).startswith("`force`"):  # the dynamics refused the controller's answer
+            raise UserCodeError(f"reach: --controller {args.controller}: {exc}") from None
         raise
     print(format_propagation(example, result))
     save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})
@@ -155,14 +219,16 @@ def cmd_robust(args):
     law = example.classical if meta.get("law") == "classical" else None
     propagation, _ = load_propagation(path, example.system, law=law, guard=example.guard)
     reports = check(propagation, predicate, cost, replay=not args.no_replay)
-    print(format_reports(reports, predicate, cost))
+    print(format_reports(reports, predicate, cost, propagation.settings))
     return 0
 
 
-def format_reports(reports, predicate, cost):
+def format_reports(reports, predicate, cost, settings=None):
+    """The table ``reach robust`` prints; ``settings`` (the run's PropagationSettings) gives the cell size."""
     name = getattr(predicate, "__name__", None) or getattr(cost, "__name__", "cost")
+    column = "cost" if cost is not None else "distance"
     lines = [f"requirement: {name}",
-             f"{'impact':>6} {'outcomes':>9} {'violating':>9} {'extent':>7} {'worst':>7} {'value':>10}  witness"]
+             f"{'impact':>6} {'outcomes':>9} {'violating':>9} {'extent':>7} {'worst':>7} {column:>10}  witness"]
     for r in reports:
         witness = " -> ".join(f"impact {k}: branch {b}, sample {s}" for k, b, s, _ in r.witness) or "-"
         replay = "" if r.replayed is None else ("  (replayed bit for bit)" if r.replayed else "  (REPLAY DIFFERS)")
@@ -170,4 +236,10 @@ def format_reports(reports, predicate, cost):
         lines.append(f"{r.impact:>6} {r.outcomes:>9,d} {r.violating:>9,d} {r.extent:>7.1%} "
                      f"{'-' if r.worst is None else r.worst:>7} {value:>10}  {witness}{replay}")
     lines.append("extent: share of the set's occupied cells holding a violating outcome (not of the samples)")
+    if cost is not None:
+        lines.append("worst: the violator of largest cost (cost: in the unit of your cost function)")
+    else:
+        cell = "" if settings is None else f" ({settings.resolution:g} m/s or rad/s, {settings.resolution_q:g} m or rad)"
+        lines.append("worst: the violator farthest from every satisfying outcome; distance: in cells of the "
+                     f"propagation's resolution{cell}, largest coordinate")
     return "\n".join(lines)

@@ -52,7 +52,7 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150):
     fig, axes = plt.subplots(1, 3, figsize=(18, 5.2), layout="constrained")
     for ax, (name, grids) in zip(axes, SWEEPS.items()):
         result = sweep(designs.build(name), grids[quick], ("diameter",), budget=budget, n_jobs=-1)
-        plot_sweep(result, title=f"{name}: diameter of the set", ax=ax)
+        plot_sweep(result, title=f"{name}: diameter of the set", ax=ax, xlabel=designs.describe(result.names[0]))
         lines += [f"## {name}", "", "| " + " | ".join(result.names) + " | diameter |",
                   "|" + "---:|" * (len(result.names) + 1)]
         lines += ["| " + " | ".join(f"{v:.4g}" for v in row) + " |" for row in result.table()]

@@ -80,6 +80,7 @@ class PlanarModel:
         self._index = {}
         self._joints = []
         self._coordinate_names = []
+        self._coordinate_kinds = []
         self.masses = []
         self.shapes = []
         self.walls = []
@@ -146,6 +147,8 @@ class PlanarModel:
             raise ValueError(f"body {name!r}: coordinate names must be unique; {sorted(clash) or coordinates} repeat.")
         start = len(self._coordinate_names)
         self._coordinate_names.extend(coordinates)
+        self._coordinate_kinds.extend({"floating": ("linear", "linear", "angular"), "revolute": ("angular",),
+                                       "prismatic": ("linear",)}[joint])
         self._index[name] = len(self._bodies)
         self._bodies.append(name)
         self._joints.append(Joint(joint, parent, origin, axis, tuple(range(start, start + dof))))
@@ -226,6 +229,11 @@ class PlanarModel:
     def coordinate_names(self):
         """Names of the nq coordinates."""
         return tuple(self._coordinate_names)
+
+    @property
+    def coordinate_kinds(self):
+        """``"linear"`` (m, m/s) or ``"angular"`` (rad, rad/s) for each coordinate."""
+        return tuple(self._coordinate_kinds)
 
     @property
     def nq(self):
