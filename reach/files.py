@@ -25,7 +25,9 @@ def read_npz(path):
         with npz:
             return {key: npz[key] for key in npz.files}
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
-        raise ValueError(f"{str(path)!r} is not a readable .npz archive ({exc}).") from None
+        # numpy's message for a file that is not an archive advises loading it unsafely (pickle): never pass that on
+        why = "a text file such as a CSV, or a corrupt file" if "pickle" in str(exc) else exc
+        raise ValueError(f"{str(path)!r} is not a readable .npz archive ({why}).") from None
 
 
 def atomic_write(path, writer):

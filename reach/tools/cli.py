@@ -228,9 +228,20 @@ def cmd_plot(args):
 
 
 def cmd_figures(args):
-    from reach.tools.figures import make_figures
+    from reach.tools.figures import TRACKED, estimate, make_figures
 
-    written = make_figures(Path(args.out), quick=args.quick, paper_only=args.paper_only)
+    if args.refresh and args.out is not None:
+        raise UsageError("reach figures: give --refresh (rewrite the tracked figures/) or --out DIR, not both.")
+    if args.refresh and not TRACKED.is_dir():
+        raise UsageError(f"reach figures: --refresh rewrites the repository's figures/ ({TRACKED}), which this "
+                         "install does not have; use --out DIR.")
+    out = TRACKED if args.refresh else Path(args.out or Path("results") / "figures")
+    command = "reach figures" + (" --quick" if args.quick else "") + (" --paper-only" if args.paper_only else "") \
+        + (" --refresh" if args.refresh else "")
+    guess = estimate()
+    print(f"reach figures: writing into {out}/" + ("" if args.quick or guess is None else f"; {guess}"))
+    written = make_figures(out, quick=args.quick, paper_only=args.paper_only, command=command,
+                           progress=not args.no_progress)
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -383,9 +394,12 @@ def build_parser():
     p.add_argument("--out", metavar="DIR", default="plots")
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("figures", help="regenerate the paper's figures and Table 3")
+    p = sub.add_parser("figures", help="regenerate the paper's figures and Table 3 (tens of minutes; --quick: a few)")
     p.add_argument("--quick", action="store_true", help="small sample counts (CI)")
-    p.add_argument("--out", metavar="DIR", default="figures")
+    p.add_argument("--out", metavar="DIR", help="where to write (default results/figures)")
+    p.add_argument("--refresh", action="store_true",
+                   help="rewrite the repository's tracked figures/ and its numbers pages (instead of --out)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--paper-only", action="store_true",
                    help="only the set-valued impact paper's Figs. 8-14 and Table 3 (not the simulators, "
                         "time-stepping, through-impacts and design figures)")

@@ -15,6 +15,7 @@ import numpy as np
 from reach.design import minimize, sweep
 from reach.plotting.design import plot_billiards, plot_sweep
 from reach.plotting.files import save_figure
+from reach.tools.provenance import write_page
 from scenarios import designs
 
 __all__ = ["make_design_figures", "SWEEPS"]
@@ -28,7 +29,7 @@ SWEEPS = {
 }
 
 
-def make_design_figures(out, quick=False, *, log=print, dpi=150):
+def make_design_figures(out, quick=False, *, log=print, dpi=150, command="reach figures"):
     """Write the design figures and ``design.md`` into ``out``; returns the written paths."""
     import matplotlib.pyplot as plt
 
@@ -59,8 +60,7 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150):
         lines.append("")
         log(f"design sweep {name}: {len(result.params)} points")
     written.append(save_figure(fig, out / "design-sweeps.png", dpi))
-    path = out / "design.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path = write_page(out / "design.md", "\n".join(lines), command)
     written.append(path)
     return written
 

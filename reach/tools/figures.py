@@ -29,6 +29,7 @@ their samples doubled through the mirror map, as the paper did.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import time
@@ -49,9 +50,10 @@ from reach.plotting.zeno import plot_zeno
 from reach.tools.bench import PAPER_TABLE3 as BENCH_TABLE3
 from reach.tools.stepping import make_stepping_figures, stepper_markers
 from reach.tools.design_figures import make_design_figures
+from reach.tools.provenance import write_page
 from reach.tools.through_figures import make_through_figures
 
-__all__ = ["make_figures", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
+__all__ = ["make_figures", "estimate", "TRACKED", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
 
 #: Output stem of each scenario's figure (the paper's figure number).
 FIGURE_FILES = {
@@ -180,7 +182,38 @@ def _compliant_figure(out, quick, block_result, mirror, written, log):
     _save(fig, out, "fig12-compliant", FIGURE_DPI[quick], written)
 
 
-def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=False, log=print) -> list:
+#: Where ``reach figures --refresh`` writes: the repository's tracked ``figures/`` folder.
+TRACKED = Path(__file__).resolve().parents[2] / "figures"
+#: Per-stage seconds of the last full run, written beside the figures (read for the time estimate).
+TIMINGS = "timings.json"
+
+
+def estimate(folder=TRACKED):
+    """A line estimating a full run from the last one recorded in ``folder`` (None when there is none)."""
+    path = Path(folder) / TIMINGS
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    total = sum(record["seconds"].values())
+    return (f"the last full run took {total / 60:.0f} min on {record['cores']} cores ({record['date']}); "
+            f"this machine has {os.cpu_count()}, and the time grows with load")
+
+
+def _stages(names, paper_only):
+    """The stages of a run, in order: (name, what it writes)."""
+    stages = [(name, FIGURE_FILES[name]) for name in names]
+    stages.append(("table3", "table3.md"))
+    if set(scenarios.names()) <= set(names):
+        stages += [("zeno", "fig08-zeno"), ("compliant", "fig12-compliant")]
+        if not paper_only:
+            stages += [("stepping", "stewart-trinkle.md, st-*.png"), ("through", "through.md, through-*.png"),
+                       ("design", "design.md, design-sweeps.png, sm-fig05-billiards.png"),
+                       ("simulators", "simulators.md, sap-comparison*.png")]
+    return stages
+
+
+def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=False, log=print,
+                 command="reach figures", progress=False) -> list:
     """Regenerate the paper's figures and Table 3 into ``out_dir``; returns the written paths.
 
     Parameters
@@ -199,43 +232,72 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=F
         time-stepping, through-impacts, design and simulator figures.
     log : callable
         Progress messages.
+    command : str
+        The command recorded in each numbers page's provenance (:mod:`reach.tools.provenance`).
+    progress : bool
+        A progress bar, one step per figure (stage); ``log`` then writes above it.
+
+    The seconds of each stage go to ``timings.json`` in ``out_dir`` (what
+    :func:`estimate` reads).
     """
     import matplotlib
+    from tqdm.auto import tqdm
 
     matplotlib.use("Agg", force=False)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     names = scenarios.names() if names is None else list(names)
-    written, rows = [], []
-    block = None
-    for name in names:
-        scenario = scenarios.get(name)
+    stages = _stages(names, paper_only)
+    bar = tqdm(stages, desc="figures", unit="figure", disable=not progress, leave=False)
+    if progress:
+        log = tqdm.write
+    written, rows, seconds, state = [], [], {}, {}
+    for stage, what in bar:
+        bar.set_postfix_str(what)
+        t0 = time.perf_counter()
+        written += _run_stage(stage, out, quick, rows, state, log, command)
+        seconds[stage] = round(time.perf_counter() - t0, 1)
+    bar.close()
+    if not quick:
+        record = {"seconds": seconds, "cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+        (out / TIMINGS).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return written
+
+
+def _run_stage(stage, out, quick, rows, state, log, command):
+    """One stage of :func:`make_figures`; returns the paths it wrote."""
+    dpi = FIGURE_DPI[quick]
+    written = []
+    if stage in FIGURE_FILES:
+        scenario = scenarios.get(stage)
         n = QUICK_SAMPLES if quick else scenario.n_samples
         t0 = time.perf_counter()
         result = _sample(scenario, n, KEEP_PATHS[quick])
         t1 = time.perf_counter()
         baselines = Baselines.compute(scenario.problem)
-        baselines.stepper = stepper_markers(name)
+        baselines.stepper = stepper_markers(stage)
         baselines.stepper_label = "time-stepper (Stewart-Trinkle, h = 1 ms)"
         baselines.propagative = propagative(scenario.problem, 0.0).velocities
         baselines.propagative_label = "propagative (Seghete-Murphey), plastic (frictionless)"
         fig = plot_scenario_figure(scenario, result, baselines=baselines, mirror=True)
-        _save(fig, out, FIGURE_FILES[scenario.name], FIGURE_DPI[quick], written)
-        log(f"{scenario.name}: {n:,d} samples in {t1 - t0:.1f} s, figure in {time.perf_counter() - t1:.1f} s")
+        _save(fig, out, FIGURE_FILES[stage], dpi, written)
+        log(f"{stage}: {n:,d} samples in {t1 - t0:.1f} s, figure in {time.perf_counter() - t1:.1f} s")
         rows.append((scenario, result))
-        if scenario.name == "rocking-block":
-            block = (result, scenario.mirror)
-    table = out / "table3.md"
-    table.write_text(table3_markdown(rows, quick=quick), encoding="utf-8")
-    written.append(table)
-    if set(scenarios.names()) <= set(names):
+        if stage == "rocking-block":
+            state["block"] = (result, scenario.mirror)
+    elif stage == "table3":
+        written.append(write_page(out / "table3.md", table3_markdown(rows, quick=quick), command))
+    elif stage == "zeno":
         _zeno_figure(out, quick, written, log)
-        if block is not None:
-            _compliant_figure(out, quick, block[0], block[1], written, log)
-    if set(scenarios.names()) <= set(names) and not paper_only:
-        written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log,
-                                         dpi=FIGURE_DPI[quick])
-        written += make_through_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
-        written += make_design_figures(out, quick, log=log, dpi=FIGURE_DPI[quick])
-        written += make_simulator_figures(out, quick, log=log)
+    elif stage == "compliant" and "block" in state:
+        _compliant_figure(out, quick, *state["block"], written, log)
+    elif stage == "stepping":
+        written += make_stepping_figures(out, quick, sets={s.name: r for s, r in rows}, log=log, dpi=dpi,
+                                         command=command)
+    elif stage == "through":
+        written += make_through_figures(out, quick, log=log, dpi=dpi, command=command)
+    elif stage == "design":
+        written += make_design_figures(out, quick, log=log, dpi=dpi, command=command)
+    elif stage == "simulators":
+        written += make_simulator_figures(out, quick, log=log, command=command)
     return written

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from reach.analysis.landing import MODE_TOL, contact_modes
+from reach.tools.provenance import write_page
 
 __all__ = ["Simulated", "Comparison", "modes", "quadruped_touchdown", "compare_simulators", "comparison_markdown",
            "make_simulator_figures", "EXAMPLES", "TIME_STEPS"]
@@ -280,7 +281,7 @@ def comparison_markdown(comparisons):
     return "\n".join(lines)
 
 
-def make_simulator_figures(out_dir, quick=False, *, log=print):
+def make_simulator_figures(out_dir, quick=False, *, log=print, command="reach figures"):
     """``simulators.md`` and ``sap-comparison.png`` (rocking block) and ``sap-comparison-3d.png`` in ``out_dir``.
 
     Needs the ``[drake]`` and ``[mujoco]`` extras; without them nothing is
@@ -297,8 +298,7 @@ def make_simulator_figures(out_dir, quick=False, *, log=print):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     comparisons = compare_simulators(quick=quick, log=log)
-    table = out / "simulators.md"
-    table.write_text(comparison_markdown(comparisons), encoding="utf-8")
+    table = write_page(out / "simulators.md", comparison_markdown(comparisons), command)
     figures = [plot_simulators(comparisons[0], path=out / "sap-comparison.png"),
                plot_simulators(comparisons[1], path=out / "sap-comparison-3d.png")]
     del figures

@@ -26,6 +26,7 @@ from reach.analysis.stepping import collision_impulses, convergence_table, rest_
 from reach.laws.trajectory import simulate
 from reach.plotting.files import save_figure
 from reach.plotting.stepping import plot_ball_collision, plot_ball_paths, plot_rod_snapshots, plot_rod_velocities
+from reach.tools.provenance import write_page
 
 __all__ = ["make_stepping_figures", "landing_rows", "stepper_outcomes", "stepper_markers", "rod_events",
            "PAPER_TABLE1", "LANDING_STEPS"]
@@ -125,19 +126,20 @@ def _balls(out, quick, written, save, log):
                      f"| {tr.residual.max():.1e} |")
     lines += ["", "| h (s) | velocity error (ours · paper) | position error (ours · paper) "
               "| velocity variation (ours · paper) |", "|---:|---:|---:|---:|"]
-    for row in convergence_table(runs, positions=slice(0, 12)):
+    for row in convergence_table(runs, positions=slice(0, 12), quaternions=slice(12, 28)):
         paper = PAPER_TABLE1[row["h"]]
         cell = (lambda a, b: "– · –" if a is None else f"{a:.4f} · {b:.4f}")
         lines.append(f"| {row['h']:g} | {cell(row['velocity_error'], paper[0])} "
                      f"| {cell(row['position_error'], paper[1])} | {row['variation']:.4f} · {paper[2]:.4f} |")
     lines += ["", f"Errors against the run with h = {min(runs):g} s: velocity error "
               "∫₀¹ ‖vʰ(t) − v(t)‖∞ dt over all 24 velocities, position error sup ‖xʰ − x‖∞ over the 12 centre "
-              "coordinates, variation Σ ‖vˡ⁺¹ − vˡ‖∞. Impulses of Fig. 6: the three steps from the thrown "
+              "coordinates (m) and the four orientations (the largest rotation angle between the runs, rad), as the "
+              "paper's error over all coordinates, variation Σ ‖vˡ⁺¹ − vˡ‖∞. Impulses of Fig. 6: the three steps from the thrown "
               f"ball's first push on the line, at h = {shown.h:g} s.", ""]
     return lines
 
 
-def make_stepping_figures(out, quick=False, *, sets=None, log=print, dpi=150):
+def make_stepping_figures(out, quick=False, *, sets=None, log=print, dpi=150, command="reach figures"):
     """Write the Stewart--Trinkle figures and ``stewart-trinkle.md`` into ``out``; returns the written paths.
 
     Parameters
@@ -156,8 +158,7 @@ def make_stepping_figures(out, quick=False, *, sets=None, log=print, dpi=150):
     lines += _rod(out, quick, written, save, log)
     lines += _balls(out, quick, written, save, log)
     lines += _landing_section(quick, sets or {}, log)
-    path = out / "stewart-trinkle.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path = write_page(out / "stewart-trinkle.md", "\n".join(lines), command)
     written.append(path)
     return written
 

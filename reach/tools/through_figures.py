@@ -21,6 +21,7 @@ import scenarios
 from reach.analysis.propagate import propagate
 from reach.plotting.files import save_figure
 from reach.plotting.through import plot_propagation
+from reach.tools.provenance import write_page
 
 __all__ = ["make_through_figures", "THROUGH_OPTIONS"]
 
@@ -60,7 +61,7 @@ def _rows(example, full, classical):
     return lines + [""]
 
 
-def make_through_figures(out, quick=False, *, log=print, dpi=150):
+def make_through_figures(out, quick=False, *, log=print, dpi=150, command="reach figures"):
     """Write the multi-impact figures and ``through.md`` into ``out``; returns the written paths."""
     written, lines = [], ["# Sets through many impacts", "", "Written by `reach figures`"
                           + (" --quick" if quick else "") + "; the coordinate is the one each figure shows.", ""]
@@ -85,7 +86,6 @@ def make_through_figures(out, quick=False, *, log=print, dpi=150):
             ratios = [np.max(np.abs(r.v[:, 2])) / first for r in full.impacts]
             lines += ["Largest |ω| over the first impact's: " + ", ".join(f"{x:.4f}" for x in ratios)
                       + " (the Zeno solution: 0.7 per rocking impact).", ""]
-    path = out / "through.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path = write_page(out / "through.md", "\n".join(lines), command)
     written.append(path)
     return written
