@@ -228,7 +228,7 @@ def cmd_plot(args):
 
 
 def cmd_figures(args):
-    from reach.tools.figures import TRACKED, estimate, make_figures
+    from reach.tools.figures import STAGES, TRACKED, estimate, make_figures
 
     if args.refresh and args.out is not None:
         raise UsageError("reach figures: give --refresh (rewrite the tracked figures/) or --out DIR, not both.")
@@ -238,10 +238,15 @@ def cmd_figures(args):
     out = TRACKED if args.refresh else Path(args.out or Path("results") / "figures")
     command = "reach figures" + (" --quick" if args.quick else "") + (" --paper-only" if args.paper_only else "") \
         + (" --refresh" if args.refresh else "")
-    guess = estimate()
+    only = None if args.only is None else [name.strip() for name in args.only.split(",") if name.strip()]
+    if only is not None and set(only) - set(STAGES):
+        raise UsageError(f"reach figures: --only {args.only!r}: the stages are {', '.join(STAGES)}.")
+    if only is not None:
+        command += f" --only {','.join(only)}"
+    guess = None if only else estimate()
     print(f"reach figures: writing into {out}/" + ("" if args.quick or guess is None else f"; {guess}"))
     written = make_figures(out, quick=args.quick, paper_only=args.paper_only, command=command,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, only=only)
     for p in written:
         print(f"wrote {p}")
     return 0
@@ -403,6 +408,8 @@ def build_parser():
     p.add_argument("--paper-only", action="store_true",
                    help="only the set-valued impact paper's Figs. 8-14 and Table 3 (not the simulators, "
                         "time-stepping, through-impacts and design figures)")
+    p.add_argument("--only", metavar="STAGES", help="only these, comma-separated: a scenario (rocking-block, ...), "
+                                                    "table3, zeno, compliant, stepping, through, design, simulators")
     p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")

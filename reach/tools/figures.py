@@ -53,7 +53,7 @@ from reach.tools.design_figures import make_design_figures
 from reach.tools.provenance import write_page
 from reach.tools.through_figures import make_through_figures
 
-__all__ = ["make_figures", "estimate", "TRACKED", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
+__all__ = ["make_figures", "estimate", "TRACKED", "STAGES", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
 
 #: Output stem of each scenario's figure (the paper's figure number).
 FIGURE_FILES = {
@@ -199,6 +199,10 @@ def estimate(folder=TRACKED):
             f"this machine has {os.cpu_count()}, and the time grows with load")
 
 
+#: Every stage of a full run, in order: the five scenario figures, then the rest.
+STAGES = tuple(FIGURE_FILES) + ("table3", "zeno", "compliant", "stepping", "through", "design", "simulators")
+
+
 def _stages(names, paper_only):
     """The stages of a run, in order: (name, what it writes)."""
     stages = [(name, FIGURE_FILES[name]) for name in names]
@@ -213,7 +217,7 @@ def _stages(names, paper_only):
 
 
 def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=False, log=print,
-                 command="reach figures", progress=False) -> list:
+                 command="reach figures", progress=False, only=None) -> list:
     """Regenerate the paper's figures and Table 3 into ``out_dir``; returns the written paths.
 
     Parameters
@@ -236,6 +240,9 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=F
         The command recorded in each numbers page's provenance (:mod:`reach.tools.provenance`).
     progress : bool
         A progress bar, one step per figure (stage); ``log`` then writes above it.
+    only : list of str, optional
+        Only these stages (:data:`STAGES`), with the scenario sets that
+        ``table3``, ``compliant`` and ``stepping`` are drawn from.
 
     The seconds of each stage go to ``timings.json`` in ``out_dir`` (what
     :func:`estimate` reads).
@@ -248,6 +255,12 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=F
     out.mkdir(parents=True, exist_ok=True)
     names = scenarios.names() if names is None else list(names)
     stages = _stages(names, paper_only)
+    if only is not None:
+        unknown = sorted(set(only) - set(STAGES))
+        if unknown:
+            raise ValueError(f"unknown figure stages {unknown}; they are {', '.join(STAGES)}.")
+        needs_sets = bool({"table3", "compliant", "stepping"} & set(only))
+        stages = [(stage, what) for stage, what in stages if stage in only or (needs_sets and stage in FIGURE_FILES)]
     bar = tqdm(stages, desc="figures", unit="figure", disable=not progress, leave=False)
     if progress:
         log = tqdm.write
@@ -258,7 +271,7 @@ def make_figures(out_dir: Path, quick: bool = False, *, names=None, paper_only=F
         written += _run_stage(stage, out, quick, rows, state, log, command)
         seconds[stage] = round(time.perf_counter() - t0, 1)
     bar.close()
-    if not quick:
+    if not quick and only is None:
         record = {"seconds": seconds, "cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
         (out / TIMINGS).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return written
