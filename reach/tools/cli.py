@@ -129,6 +129,10 @@ def cmd_run(args):
 
     from reach.result import SamplingWarning
 
+    if _kernels_cold():
+        print("reach: compiling the sampling kernels (first run only; cached after). It takes 1-3 min of CPU time "
+              "on one core, and longer in wall time on a loaded or slower machine; nothing else is wrong.",
+              file=sys.stderr, flush=True)
     warnings.simplefilter("ignore", SamplingWarning)  # the summary prints the status and its message
     try:
         if args.epsilon is not None:
@@ -167,6 +171,14 @@ def cmd_run(args):
         print(f"reach: {result.message}", file=sys.stderr)
         return 1
     return 0
+
+
+def _kernels_cold():
+    """Whether Numba's cache holds no compiled sampling kernel yet (a first run compiles it)."""
+    import reach.kernels
+
+    cache = Path(reach.kernels.__file__).parent / "__pycache__"
+    return not any(cache.glob("routh.run_samples_kernel-*.nbi"))
 
 
 def _print_adaptive(adaptive):
