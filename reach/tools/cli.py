@@ -24,6 +24,7 @@ from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, 
 from reach.tools.cli_simulate import add_simulate
 from reach.tools.cli_design import add_sweep
 from reach.tools.cli_through import add_through
+from reach.tools.compiling import compile_progress
 from reach.tools.summary import format_summary
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
@@ -110,9 +111,6 @@ def _run_inputs(args, samples=None):
 
 
 def cmd_run(args):
-    from reach import sample_post_impact_set
-    from reach.sampler import sample_adaptive
-
     problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
     if args.quick:
         n_samples = min(n_samples, 4096)
@@ -129,18 +127,10 @@ def cmd_run(args):
 
     from reach.result import SamplingWarning
 
-    if _kernels_cold():
-        print("reach: compiling the sampling kernels (first run only; cached after). It takes 1-3 min of CPU time "
-              "on one core, and longer in wall time on a loaded or slower machine; nothing else is wrong.",
-              file=sys.stderr, flush=True)
     warnings.simplefilter("ignore", SamplingWarning)  # the summary prints the status and its message
     try:
-        if args.epsilon is not None:
-            result = sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
-                                     max_samples=max(n_samples, 4096), **common)
-        else:
-            result = sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint,
-                                            resume=args.resume, keep_checkpoint=True, **common)
+        with compile_progress(enabled=not args.no_progress):
+            result = _sample(args, problem, h, N, n_samples, checkpoint, common)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
     except KeyboardInterrupt:
@@ -173,12 +163,16 @@ def cmd_run(args):
     return 0
 
 
-def _kernels_cold():
-    """Whether Numba's cache holds no compiled sampling kernel yet (a first run compiles it)."""
-    import reach.kernels
+def _sample(args, problem, h, N, n_samples, checkpoint, common):
+    """The run itself: adaptive stopping with ``--epsilon``, else a fixed budget (checkpointed)."""
+    from reach import sample_post_impact_set
+    from reach.sampler import sample_adaptive
 
-    cache = Path(reach.kernels.__file__).parent / "__pycache__"
-    return not any(cache.glob("routh.run_samples_kernel-*.nbi"))
+    if args.epsilon is not None:
+        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
+                               max_samples=max(n_samples, 4096), **common)
+    return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
+                                  keep_checkpoint=True, **common)
 
 
 def _print_adaptive(adaptive):

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS
-from reach.tools.arguments import UsageError, UserCodeError, integer_text, n_jobs, output_path, samples, seed, steps
+from reach.tools.arguments import UsageError, UserCodeError, integer_text, n_jobs, output_path, samples, seed
+from reach.tools.compiling import compile_progress
 
 __all__ = ["add_through", "cmd_trajectory", "cmd_robust", "load_callable", "UserFunction"]
 
@@ -143,8 +144,10 @@ def cmd_trajectory(args):
         raise UsageError(f"reach: {str(checkpoint)!r} holds an interrupted run: add --resume to continue it, "
                          "or remove it.")
     try:
-        result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
-                           guard=example.guard, progress=True, checkpoint=checkpoint, resume=args.resume, **options)
+        with compile_progress():
+            result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
+                               guard=example.guard, progress=True, checkpoint=checkpoint, resume=args.resume,
+                               **options)
     except ValueError as exc:
         if "checkpoint" in str(exc):
             raise UsageError(f"reach: {exc}") from None

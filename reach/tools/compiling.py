@@ -1,0 +1,55 @@
+"""A first run compiles the kernels: say so, and show the time going by until Numba has cached them.
+
+Numba compiles a kernel on its first call and caches it next to the package
+(``reach/kernels/__pycache__``); later runs load it.  Compiling takes 1-3 min
+of CPU time on one core, so on a loaded or slow machine a first run can sit
+silent for minutes.  :func:`compile_progress` prints what is happening and
+ticks a clock (on stderr) until the sampling kernel's cache file appears.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["kernels_cold", "compile_progress", "NOTICE"]
+
+#: What a first run prints before it compiles.
+NOTICE = ("reach: compiling the sampling kernels (first run only; cached after). It takes 1-3 min of CPU time "
+          "on one core, and longer in wall time on a loaded or slower machine.")
+
+
+def kernels_cold(folder=None):
+    """Whether Numba's cache (in ``folder``, default the kernels' ``__pycache__``) holds no sampling kernel yet."""
+    if folder is None:
+        import reach.kernels
+
+        folder = Path(reach.kernels.__file__).parent / "__pycache__"
+    return not any(Path(folder).glob("routh.run_samples_kernel-*.nbi"))
+
+
+@contextmanager
+def compile_progress(*, enabled=True, cold=kernels_cold, tick=1.0):
+    """Around a first run: the notice, then a clock on stderr until ``cold()`` turns false or the block ends."""
+    if not enabled or not cold():
+        yield
+        return
+    from tqdm.auto import tqdm
+
+    print(NOTICE, file=sys.stderr, flush=True)
+    stop = threading.Event()
+
+    def clock():
+        with tqdm(desc="compiling", bar_format="{desc}: {elapsed} elapsed", file=sys.stderr, leave=False) as bar:
+            while not stop.wait(tick) and cold():
+                bar.refresh()  # the elapsed time moves on each refresh
+
+    thread = threading.Thread(target=clock, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5 * tick)
