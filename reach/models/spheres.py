@@ -118,6 +118,11 @@ class SphereSystem(Dynamics):
         """``"linear"`` (m/s) or ``"angular"`` (rad/s) for each velocity coordinate: per ball ``u`` then ``w``."""
         return (("linear",) * 3 + ("angular",) * 3) * self.n
 
+    @property
+    def velocity_names(self):
+        """A name for each velocity coordinate: ``ball1.vx`` .. ``ball1.wz``, then ``ball2.vx`` ..."""
+        return tuple(f"ball{i + 1}.{kind}{axis}" for i in range(self.n) for kind in "vw" for axis in "xyz")
+
     def centers(self, q):
         return np.asarray(q, dtype=float)[:3 * self.n].reshape(self.n, 3)
 

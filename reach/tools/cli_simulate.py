@@ -95,6 +95,6 @@ def _draw(sim, trajectory, path):
     from reach.plotting.files import save_figure
     from reach.plotting.stepping import plot_trajectory
 
-    names = list(sim.model.coordinate_names) if sim.model is not None else None
+    names = list(sim.model.coordinate_names) if sim.model is not None else getattr(sim.system, "velocity_names", None)
     kinds = sim.model.coordinate_kinds if sim.model is not None else getattr(sim.system, "velocity_kinds", None)
     return save_figure(plot_trajectory(trajectory, title=sim.title, names=names, kinds=kinds), path)

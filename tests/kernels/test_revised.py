@@ -23,7 +23,7 @@ def _solve(problem, data, v, lam, d, method, work=None):
     opts = opts._replace(lemke=opts.lemke._replace(method=method))
     work = work or make_step_work(problem.lcp_size, problem.m, problem.nv)
     v_next = np.empty(problem.nv)
-    status, pivots, _ = routh_step_kernel(data, v, lam, d, opts, work, v_next)
+    status, pivots, _ = routh_step_kernel(data, v, lam, d, opts, opts.lemke, work, v_next)
     return status, pivots, v_next, work.z.copy()
 
 

@@ -164,3 +164,36 @@ def test_reach_plot_writes_every_plane_and_the_scenario_figure(block, tmp_path):
                             "rocking-block-contact-B.png", "rocking-block-figure.png"])
     for p in (tmp_path / "out").iterdir():
         assert_non_blank(p)
+
+
+def test_trajectory_plot_puts_linear_and_angular_velocities_on_panels_with_units():
+    import scenarios
+    from reach.laws.trajectory import simulate
+    from reach.plotting.stepping import plot_trajectory
+
+    sim = scenarios.get_simulation("spinning-rod")
+    trajectory = simulate(sim.system, sim.q0, sim.v0, 0.02, 0.5, progress=False)
+    fig = plot_trajectory(trajectory, names=list(sim.model.coordinate_names), kinds=sim.model.coordinate_kinds)
+    try:
+        labels = [ax.get_ylabel() for ax in fig.axes]
+        assert labels == ["linear velocity (m/s)", "angular velocity (rad/s)", "normal impulse per step (N s)"]
+        assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["rod.theta"]
+    finally:
+        plt.close(fig)
+    balls = scenarios.get_simulation("four-balls").system
+    assert balls.velocity_kinds[:6] == ("linear",) * 3 + ("angular",) * 3 and len(balls.velocity_names) == balls.nv
+
+
+def test_sweep_plot_names_the_measure_and_the_parameter_with_its_unit():
+    from reach.design import sweep
+    from reach.plotting.design import plot_sweep
+    from scenarios import designs
+
+    result = sweep(designs.build("compass-gait"), {"stance_deg": [70.0, 78.0, 95.0]}, budget=64)
+    assert np.isnan(result.values["diameter"][2])  # the hip below the ground: infeasible, never a value
+    ax = plot_sweep(result, xlabel=designs.describe("stance_deg"))
+    try:
+        assert ax.get_xlabel() == "each leg's angle from vertical at heel strike (deg)"
+        assert ax.get_ylabel() == "diameter of the set (KE metric, / |p0|)"
+    finally:
+        plt.close(ax.figure)
