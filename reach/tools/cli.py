@@ -453,6 +453,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("\nreach: interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output was piped into a reader that stopped (`reach list | head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # noqa: BLE001 - the command line's last line of defence
         if os.environ.get("REACH_DEBUG"):
             traceback.print_exc()

@@ -156,3 +156,16 @@ def test_rimless_wheel_refuses_a_massless_hub_and_a_wheel_that_cannot_roll():
     c = rimless_wheel.restitution()
     assert np.isclose(omega, 1.0990223877231007)
     assert 0 < c < 1
+
+
+def test_output_piped_into_a_reader_that_stops_is_not_an_error():
+    """`reach list | head -1`: the reader closes the pipe before reach writes; no "internal error"."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-m", "reach.tools.cli", "list"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    child.stdout.close()  # the reader is gone before reach has written a line
+    err = child.stderr.read()
+    assert child.wait(timeout=300) == 0
+    assert "internal error" not in err and "BrokenPipeError" not in err
