@@ -39,11 +39,11 @@ def run_fingerprint(problem, settings):
 class Checkpoint:
     """A checkpoint directory for one (problem, settings) run."""
 
-    def __init__(self, path, manifest, fingerprint, expected=()):
+    def __init__(self, path, manifest, fingerprint, n_samples):
         self.path = Path(path)
         self.manifest = manifest
         self.fingerprint = fingerprint
-        self.expected = set(expected)
+        self.n_samples = int(n_samples)
 
     @classmethod
     def open(cls, path, problem, settings, *, resume):
@@ -60,7 +60,7 @@ class Checkpoint:
                 raise ValueError(f"checkpoint {str(path)!r} exists from an earlier run; resume it "
                                  "(`resume=True`, `reach run ... --resume`) or delete it.")
             cls._check_manifest(path, mfile, manifest)
-            return cls(path, manifest, fingerprint, settings.all_chunks())
+            return cls(path, manifest, fingerprint, settings.n_samples)
         if resume:
             raise ValueError(f"no checkpoint to resume at {str(path)!r}.")
         if path.exists() and any(path.iterdir()):
@@ -71,7 +71,7 @@ class Checkpoint:
             atomic_write(mfile, lambda fh: fh.write(json.dumps(manifest, indent=1).encode()))
         except OSError as exc:
             raise ValueError(f"checkpoint {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
-        return cls(path, manifest, fingerprint, settings.all_chunks())
+        return cls(path, manifest, fingerprint, settings.n_samples)
 
     @staticmethod
     def _check_manifest(path, mfile, manifest):
@@ -97,8 +97,13 @@ class Checkpoint:
         return sorted(int(p.stem.split("-")[1]) for p in self.path.glob("chunk-*.npz"))
 
     def load_chunks(self):
-        """Read every finished chunk; a damaged or foreign file is a clear error."""
+        """Read every finished chunk; a damaged or foreign file, or one that overlaps another, is a clear error.
+
+        Chunks may come from a plan for another worker count (:func:`reach.sampling.plan.plan_run`): what a
+        chunk holds depends only on its samples' indices, so any non-overlapping chunks of the run are valid.
+        """
         chunks = []
+        seen = np.zeros(self.n_samples, dtype=bool)
         for start in self.finished_starts():
             f = self._chunk_file(start)
             try:
@@ -111,8 +116,11 @@ class Checkpoint:
             if owner != self.fingerprint:
                 raise ValueError(f"checkpoint chunk {str(f)!r} belongs to another run (fingerprint {owner} "
                                  f"!= {self.fingerprint}); delete that file to recompute its samples.")
-            if (start, len(chunk["lcp_solves"])) not in self.expected:
-                raise ValueError(f"checkpoint chunk {str(f)!r} does not match the run's chunking.")
+            stop = start + len(chunk["lcp_solves"])
+            if stop > self.n_samples or seen[start:stop].any():
+                raise ValueError(f"checkpoint chunk {str(f)!r} lies outside the run or overlaps another chunk; "
+                                 "delete that file to recompute its samples.")
+            seen[start:stop] = True
             chunk["start"] = start
             chunks.append(chunk)
         return chunks

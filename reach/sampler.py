@@ -34,6 +34,7 @@ from reach.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
+from reach.sampling.plan import plan_run
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
 from reach.workers import auto_jobs, dask_client, note_started, on_pool, run_shipped, ship, worker_count
@@ -319,32 +320,32 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
     else:
         serial_estimate = None
     acc = Accumulator(problem, settings)
-    ckpt, done = None, set()
+    ckpt, done = None, None
     if checkpoint is not None:
         ckpt = Checkpoint.open(checkpoint, problem, settings, resume=resume)
+        done = np.zeros(settings.n_samples, dtype=bool)
         for chunk in ckpt.load_chunks():
             acc.add(chunk)
-        done = set(ckpt.finished_starts())
-    first, rounds = settings.schedule()
+            done[chunk["start"]:chunk["start"] + len(chunk["lcp_solves"])] = True
+    workers = worker_count(n_jobs, range(settings.n_samples)) if backend != "serial" else 1
+    run_plan = plan_run(settings, workers, done=done)
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
-    workers = worker_count(n_jobs, settings.all_chunks()) if backend != "serial" else 1
     todo_total, selection = 0, 0.0  # selection: wall seconds choosing the rounds' children (the workers wait)
     try:
-        todo = [(s, c) for s, c in first if s not in done]
-        todo_total += sum(c for _, c in todo)
-        _run_todo(plan, todo, acc, ckpt, bar, run)
+        first, *rounds = run_plan.phases
+        todo_total += sum(c for _, c in first.chunks)
+        _run_todo(plan, list(first.chunks), acc, ckpt, bar, run)
         stored = []  # (first index, quantized caps) of each round's children: 2 bytes per cap
         threads = 1 if backend == "dask" else workers  # local workers are idle between rounds: use their cores
-        for r, chunks in enumerate(rounds):
-            start, count = chunks[0][0], sum(c for _, c in chunks)
+        for r, phase in enumerate(rounds):
             t = time.perf_counter()
-            Q = children_caps(problem, settings, r, acc.arrays, start, count,
+            Q = children_caps(problem, settings, r, acc.arrays, phase.start, phase.count,
                               lambda idx: _caps_of(plan, idx, stored), threads)
             selection += time.perf_counter() - t
-            stored.append((start, Q))
-            todo = [(s, c, Q[s - start:s - start + c]) for s, c in chunks if s not in done]
+            stored.append((phase.start, Q))
+            todo = [(s, c, Q[s - phase.start:s - phase.start + c]) for s, c in phase.chunks]
             todo_total += sum(c for _, c, _ in todo)
             _run_todo(plan, todo, acc, ckpt, bar, run)
     finally:
@@ -352,6 +353,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
     timing["workers"] = workers
+    timing["chunks"] = len(run_plan.chunks)
     if requested == "auto":
         timing["n_jobs_requested"] = "auto"
         timing["serial_estimate_seconds"] = serial_estimate

@@ -12,7 +12,7 @@ import dataclasses
 import numbers
 
 __all__ = ["SamplingSettings", "SEQUENCES", "CAPS", "STRATEGIES", "SOLUTION_CHOICES", "MAX_SAMPLES", "MAX_STEPS",
-           "MAX_SEED", "check_integer", "check_positive_number", "tapered_chunks", "TAPER_FLOOR"]
+           "MAX_SEED", "check_integer", "check_positive_number"]
 
 #: Low-discrepancy or plain random sample indices.
 SEQUENCES = ("sobol", "uniform")
@@ -106,7 +106,8 @@ class SamplingSettings:
     keep_paths : int
         Store the velocity paths of the first ``keep_paths`` samples.
     chunk_size : int
-        Samples per unit of work (and per checkpoint file).
+        Most samples per unit of work (a chunk, and a checkpoint file); the run plan cuts each phase
+        finer, into at least 4 chunks per worker (:func:`reach.sampling.plan.plan_run`).
     strategy : {"directed", "uniform"}
         ``"directed"`` (default): a quarter of the budget by sample index as
         the paper does, the rest in rounds that push outward from the set's edges
@@ -160,47 +161,4 @@ class SamplingSettings:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
-    def chunks(self, start=0, stop=None):
-        """``(start, count)`` of each chunk covering sample indices ``start .. stop - 1``."""
-        stop = self.n_samples if stop is None else stop
-        return [(a, min(self.chunk_size, stop - a)) for a in range(start, stop, self.chunk_size)]
 
-    def schedule(self):
-        """``(index chunks, [round chunks, ...])``: the run's units of work (see :mod:`reach.directed`).
-
-        Each phase's chunks taper (:func:`tapered_chunks`), so that workers finish a phase together.
-        """
-        from reach.directed import schedule
-
-        if self.strategy == "uniform":
-            return tapered_chunks(0, self.n_samples, self.chunk_size), []
-        n0, rounds = schedule(self.n_samples)
-        size = min(self.chunk_size, max(1024, -(-self.n_samples // 64)))  # rounds are short: finer chunks
-        return tapered_chunks(0, n0, self.chunk_size), [tapered_chunks(first, first + count, size)
-                                                        for first, count in rounds]
-
-    def all_chunks(self):
-        """Every ``(start, count)`` of the run, index chunks and round chunks."""
-        first, rounds = self.schedule()
-        return first + [c for r in rounds for c in r]
-
-
-#: Smallest chunk a phase's tail is cut into (:func:`tapered_chunks`).
-TAPER_FLOOR = 256
-
-
-def tapered_chunks(start, stop, size):
-    """``(start, count)`` chunks covering ``start .. stop - 1``: ``size`` at first, then a quarter of what is left.
-
-    The last chunks of a phase are small (down to :data:`TAPER_FLOOR`), so no
-    worker is left running one large chunk while the others wait for the next
-    phase.  The layout depends only on its arguments, never on the workers: a
-    checkpoint resumes under any number of them.
-    """
-    chunks, a = [], start
-    while a < stop:
-        left = stop - a
-        count = min(left, size, max(TAPER_FLOOR, -(-left // 4)))
-        chunks.append((a, count))
-        a += count
-    return chunks

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.directed import schedule
 from reach.sampler import Plan, run_chunk
 
 __all__ = ["witness_caps", "replay_sample"]
@@ -30,8 +31,8 @@ def witness_caps(result, index):
                          "came from.")
     if not 0 <= index < len(result.all_velocities):
         raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
-    first, rounds = result.settings.schedule()
-    if not rounds or index < sum(c for _, c in first):
+    n0, rounds = schedule(result.settings.n_samples)
+    if result.settings.strategy == "uniform" or not rounds or index < n0:
         return None
     if not hasattr(result, "child_caps"):
         raise ValueError("this result's directed caps were not kept: sample again with the same settings and "

@@ -11,6 +11,7 @@ import reach.workers as workers
 from helpers import hand_compass_gait, hand_rocking_block
 from reach import PostImpactSet, sample_post_impact_set
 from reach.sampler import sample_adaptive
+from reach.sampling.plan import plan_run
 
 ARGS = dict(h=0.25, max_steps=5)
 
@@ -109,9 +110,24 @@ def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_p
                                seed=1, **ARGS)
     resumed = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt,
                                      resume=True, **ARGS)
-    assert resumed.metadata["resumed_samples"] == sum(c for _, c in resumed.settings.all_chunks()[:3])
+    assert resumed.metadata["resumed_samples"] == sum(c for _, c in plan_run(resumed.settings, 1).chunks[:3])
     assert_same(serial, resumed)
     assert not ckpt.exists()  # removed once the run completed
+
+
+def test_a_run_interrupted_on_one_worker_resumes_on_two_to_the_same_set(gait, serial, tmp_path, monkeypatch):
+    """The plan differs with the worker count (4 chunks a worker a phase); the set and the resume do not."""
+    ckpt = tmp_path / "w.ckpt"
+    real = sampler.execute
+    monkeypatch.setattr(sampler, "execute", _interrupt_after(5, real))
+    with pytest.raises(KeyboardInterrupt):
+        sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
+    monkeypatch.setattr(sampler, "execute", real)
+    resumed = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, resume=True,
+                                     n_jobs=2, **ARGS)
+    assert resumed.metadata["resumed_samples"] == sum(c for _, c in plan_run(resumed.settings, 1).chunks[:5])
+    assert resumed.metadata["workers"] == 2 and resumed.metadata["chunks"] > len(plan_run(resumed.settings, 1).chunks)
+    assert_same(serial, resumed)
 
 
 def test_corrupt_or_foreign_checkpoint_is_refused(gait, tmp_path, monkeypatch):

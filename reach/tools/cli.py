@@ -114,6 +114,9 @@ def cmd_run(args):
     problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
     if args.quick:
         n_samples = min(n_samples, 4096)
+    if args.plan:
+        print(_describe_plan(args, n_samples, h, N))
+        return 0
     out = output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
     json_out = output_path(args.json, "--json") if args.json else None
     checkpoint = out.with_name(out.stem + ".ckpt")
@@ -161,6 +164,29 @@ def cmd_run(args):
         print(f"reach: {result.message}", file=sys.stderr)
         return 1
     return 0
+
+
+def _describe_plan(args, n_samples, h, N):
+    """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
+    from reach.completeness import held_out_settings
+    from reach.sampling.plan import plan_run
+    from reach.settings import SamplingSettings
+    from reach.workers import worker_count
+
+    try:
+        settings = SamplingSettings(n_samples, h, N, eps=args.eps, seed=args.seed, sequence=args.sequence,
+                                    caps=args.caps, strategy=args.strategy)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"reach: {exc}") from None
+    jobs = -1 if args.n_jobs == "auto" else args.n_jobs
+    workers = 1 if args.backend == "serial" else worker_count(jobs, range(n_samples))
+    lines = [plan_run(settings, workers).describe()]
+    if args.n_jobs == "auto":
+        lines.append("(--n-jobs auto: one worker instead, where a pilot of 256 samples puts the run under 1 s)")
+    held = held_out_settings(settings)
+    lines.append(f"then the held-out completeness search: {held.n_samples:,d} samples of its own, "
+                 f"{held.strategy} sampling, seed {held.seed}, on the same workers")
+    return "\n".join(lines)
 
 
 def _sample(args, problem, h, N, n_samples, checkpoint, common):
@@ -364,6 +390,8 @@ def _add_run(sub):
     p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
                    help="adaptive stopping confidence (default 0.95); --samples caps the count")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--plan", action="store_true",
+                   help="print the run's plan (phases, chunks per worker) and exit without sampling")
     p.set_defaults(func=cmd_run)
 
 

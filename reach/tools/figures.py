@@ -87,14 +87,8 @@ def _sample(scenario, n_samples, keep_paths):
 
 
 def _cores(result):
-    """Workers that actually ran: one per chunk at most (a single chunk runs serially)."""
-    if "workers" in result.metadata:  # recorded by the sampler
-        return int(result.metadata["workers"])
-    n_jobs = int(result.metadata.get("n_jobs", 1))
-    if n_jobs == -1:
-        n_jobs = int(result.metadata.get("cpu_count") or os.cpu_count() or 1)
-    chunks = len(result.settings.chunks())
-    return max(1, min(n_jobs, chunks))
+    """Workers that actually ran (recorded by the sampler)."""
+    return int(result.metadata.get("workers", 1))
 
 
 def _seconds(value):

@@ -298,3 +298,12 @@ def test_run_of_a_spatial_problem_says_why_auto_took_first_choice(tmp_path, caps
     line = next(l for l in text.splitlines() if l.startswith("choice (auto)"))
     assert line.startswith("choice (auto)      first: at none of") and "probed steps" in line
     assert PostImpactSet.load(out).metadata["auto_choice"]["probe"]["split"] == 0
+
+
+def test_run_plan_prints_the_plan_and_samples_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "disk-stack", "--samples", "2^16", "--plan", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("65,536 samples (directed sampling, seed 0) on 1 worker;")
+    assert "first batch" in out and "round 4" in out and "held-out completeness search: 8,192 samples" in out
+    assert not (tmp_path / "results").exists()

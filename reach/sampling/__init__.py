@@ -1,0 +1,1 @@
+"""How a sampling run is laid out and where its work runs: the run plan (:mod:`reach.sampling.plan`)."""

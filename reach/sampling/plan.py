@@ -1,0 +1,138 @@
+"""A run is a plan: its phases, each phase's chunks, and what every chunk's samples depend on.
+
+A sampling run (paper Algorithm 2, with :mod:`reach.directed`'s rounds) has
+*phases* that must run in turn:
+
+* ``first batch``: samples ``0 .. n0 - 1``, caps drawn from (seed, index);
+* ``round 1`` .. ``round 4`` (directed sampling): children of the outcomes of
+  every earlier phase, their caps chosen between phases.
+
+Inside a phase every chunk is independent.  :func:`plan_run` cuts each phase
+into chunks for ``workers`` workers: at least :data:`CHUNKS_PER_WORKER` chunks
+per worker (a slow or late worker then holds up a phase by a quarter of its
+share at most), at most ``settings.chunk_size`` samples a chunk, and the last
+chunks of a phase smaller (:func:`tapered_chunks`).  A sample's outcome depends
+on (problem, settings, its index) and, in a round, on the caps chosen for it —
+never on its chunk, its worker or the worker count: the seed of every random
+number is (``settings.seed``, sample index).  So the same seed gives the same
+set bit for bit whatever the plan, and a checkpoint written under one plan
+resumes under another (``done``: the samples already finished).
+
+>>> from reach.settings import SamplingSettings
+>>> plan = plan_run(SamplingSettings(2**16, 1.0, 10), workers=16)
+>>> [len(p.chunks) for p in plan.phases]
+[64, 64, 64, 64, 64]
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from reach.directed import schedule
+
+__all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "Phase", "RunPlan", "plan_run", "tapered_chunks"]
+
+#: Each phase is cut into at least this many chunks per worker (fewer only where it has fewer samples).
+CHUNKS_PER_WORKER = 4
+#: Smallest chunk a phase's tail is cut into (:func:`tapered_chunks`), where the phase is large enough.
+TAPER_FLOOR = 256
+
+
+def tapered_chunks(start, stop, size, floor=TAPER_FLOOR):
+    """``(start, count)`` chunks covering ``start .. stop - 1``: ``size`` at first, then a quarter of what is left.
+
+    The last chunks of a phase are smaller (down to ``floor``, or ``size`` if
+    smaller), so no worker is left running one large chunk while the others
+    wait for the next phase.
+    """
+    chunks, a = [], start
+    while a < stop:
+        left = stop - a
+        count = min(left, size, max(floor, -(-left // 4)))
+        chunks.append((a, count))
+        a += count
+    return chunks
+
+
+class Phase(NamedTuple):
+    """One phase of a run: samples ``start .. start + count - 1`` and the chunks still to run."""
+
+    name: str
+    start: int
+    count: int
+    chunks: tuple  # ((start, count), ...) of the samples not finished yet
+
+    @property
+    def directed(self):
+        """Whether the phase's caps are chosen from earlier outcomes (a directed round)."""
+        return self.name.startswith("round")
+
+
+class RunPlan(NamedTuple):
+    """The phases of one run for ``workers`` workers (see the module docstring)."""
+
+    settings: object
+    workers: int
+    phases: tuple
+
+    @property
+    def chunks(self):
+        """Every chunk still to run, phase after phase."""
+        return [c for p in self.phases for c in p.chunks]
+
+    def describe(self):
+        """What will run where, as text (``reach run --plan``)."""
+        s = self.settings
+        lines = [f"{s.n_samples:,d} samples ({s.strategy} sampling, seed {s.seed}) on {self.workers} "
+                 f"worker{'s' if self.workers != 1 else ''}; a sample's random numbers come from (seed, its index),",
+                 "so the set is the same for any plan, worker count or resume.",
+                 f"{'phase':<12} {'samples':>17} {'chunks':>7} {'per worker':>10} {'chunk sizes':>14}  caps"]
+        for p in self.phases:
+            sizes = [c for _, c in p.chunks]
+            size = "-" if not sizes else (f"{max(sizes):,d}" if min(sizes) == max(sizes)
+                                          else f"{min(sizes):,d}-{max(sizes):,d}")
+            caps = "chosen from the outcomes before it" if p.directed else "drawn from (seed, index)"
+            span = f"{p.start:,d}-{p.start + p.count - 1:,d}"
+            left = "" if sum(sizes) == p.count else f" ({p.count - sum(sizes):,d} done)"
+            lines.append(f"{p.name:<12} {span:>17} {len(p.chunks):>7} {len(p.chunks) / self.workers:>10.1f} "
+                         f"{size:>14}  {caps}{left}")
+        return "\n".join(lines)
+
+
+def _phase_bounds(settings):
+    """``[(name, start, count), ...]`` of a run's phases."""
+    n = settings.n_samples
+    if settings.strategy == "uniform":
+        return [("all", 0, n)]
+    n0, rounds = schedule(n)
+    return [("first batch", 0, n0)] + [(f"round {r + 1}", a, c) for r, (a, c) in enumerate(rounds)]
+
+
+def _gaps(start, stop, done):
+    """Maximal ranges of ``start .. stop - 1`` not marked in ``done`` (None: nothing done)."""
+    if done is None:
+        return [(start, stop)]
+    todo = ~np.asarray(done[start:stop], dtype=bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], todo.view(np.int8), [0]])))
+    return [(start + int(a), start + int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def plan_run(settings, workers, *, done=None):
+    """The :class:`RunPlan` of ``settings`` on ``workers`` workers; ``done`` (bool, n_samples): finished samples.
+
+    Each phase's chunks are at most ``settings.chunk_size`` samples and at
+    most ``count / (CHUNKS_PER_WORKER * workers)`` (rounded up), so a phase
+    with enough samples has at least :data:`CHUNKS_PER_WORKER` chunks a worker.
+    """
+    workers = int(workers)
+    if workers < 1:
+        raise ValueError(f"`workers` must be >= 1; got {workers!r}.")
+    phases = []
+    for name, start, count in _phase_bounds(settings):
+        size = max(1, min(settings.chunk_size, -(-count // (CHUNKS_PER_WORKER * workers))))
+        chunks = [c for a, b in _gaps(start, start + count, done)
+                  for c in tapered_chunks(a, b, size, floor=min(TAPER_FLOOR, size))]
+        phases.append(Phase(name, start, count, tuple(chunks)))
+    return RunPlan(settings, workers, tuple(phases))
