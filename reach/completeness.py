@@ -82,7 +82,7 @@ def held_out_settings(settings, budget=None):
                             keep_paths=0)
 
 
-def estimate_completeness(result, *, budget=None, n_jobs=1, backend="loky", scheduler=None):
+def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backend="loky", scheduler=None):
     """Run the held-out search for ``result`` and measure its distance to the set.
 
     Parameters
@@ -91,8 +91,8 @@ def estimate_completeness(result, *, budget=None, n_jobs=1, backend="loky", sche
     budget : int, optional
         Held-out samples (default: 1/8 of the set's, at least :data:`HELD_OUT_MIN`
         or the set's own size if that is smaller, never below :data:`HELD_OUT_SMALLEST`).
-    n_jobs, backend, scheduler
-        As for :func:`reach.sample_post_impact_set`.
+    executor, n_jobs, backend, scheduler
+        As for :func:`reach.sample_post_impact_set` (an executor, or how to make one).
 
     Returns
     -------
@@ -104,8 +104,8 @@ def estimate_completeness(result, *, budget=None, n_jobs=1, backend="loky", sche
     from reach.sampler import run_sampling
 
     settings = held_out_settings(result.settings, budget)
-    held = run_sampling(result.problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                        warn=False)
+    held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
+                        scheduler=scheduler, warn=False)
     return measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
                        samples=settings.n_samples)
 

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from reach.kernels import lcp as kernel_lcp
 from reach.kernels.enumeration import enumerate_kernel
 from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, SOLVED, STRICT_TIE_TOL, TABLEAU, make_work, scale_lcp, \
     solve_scaled
@@ -34,15 +35,15 @@ VERIFY_TOL = DEFAULT_OPTIONS.verify_tol
 
 
 class LCPStatus(IntEnum):
-    """Outcome of one LCP solve."""
+    """Outcome of one LCP solve: the kernels' status codes (:mod:`reach.kernels.lcp`), named, with a message each."""
 
-    SOLVED = 0
+    SOLVED = kernel_lcp.SOLVED
     """A complementary solution was found and verified against the original data."""
-    RAY = 1
+    RAY = kernel_lcp.RAY
     """Lemke's path ended on a secondary ray: no solution reachable (maybe none exists)."""
-    PIVOT_LIMIT = 2
+    PIVOT_LIMIT = kernel_lcp.PIVOT_LIMIT
     """The pivot limit was reached before the path ended."""
-    NUMERICAL = 3
+    NUMERICAL = kernel_lcp.NUMERICAL
     """The final answer failed verification against the original data."""
 
     @property

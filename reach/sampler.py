@@ -37,16 +37,15 @@ from reach.problem import ImpactProblem
 from reach.sampling.plan import plan_run
 from reach.settings import SamplingSettings, check_integer
 from reach.step import kernel_data, step_options
-from reach.workers import auto_jobs, dask_client, note_started, on_pool, run_shipped, ship, worker_count
+from reach.sampling.executors import BACKENDS, make_executor
+from reach.workers import auto_jobs
 
-__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
+__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "RUN_OPTIONS", "SETTING_OPTIONS", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
 EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
-#: Execution backends of :func:`sample_post_impact_set`.
-BACKENDS = ("serial", "loky", "threading", "dask")
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
 CAP_BUDGET = 2**21
 
@@ -137,31 +136,9 @@ def run_chunk(plan, start, count, caps=None):
     return chunk
 
 
-def execute(plan, todo, *, n_jobs, backend, scheduler):
+def execute(plan, todo, executor):
     """Yield finished chunks (in any order) for ``todo``: ``(start, count)`` or ``(start, count, caps)``."""
-    workers = worker_count(n_jobs, todo)
-    if backend == "serial" or (workers == 1 and backend != "dask"):
-        for item in todo:
-            yield run_chunk(plan, *item)
-        return
-    if backend == "loky":
-        note_started()
-        shipped = ship(plan)  # the plan itself, or a file each worker reads once if its pickle is large
-        yield from on_pool(run_shipped, [(run_chunk, shipped, *item) for item in todo], workers)
-        return
-    import joblib
-
-    tasks = (joblib.delayed(run_chunk)(plan, *item) for item in todo)
-    if backend != "dask":
-        yield from joblib.Parallel(n_jobs=workers, backend=backend, return_as="generator_unordered")(tasks)
-        return
-    client = dask_client(scheduler)
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield from joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(tasks)
-    finally:
-        if client is not None and client is not scheduler:
-            client.close()
+    yield from executor.map_unordered(run_chunk, plan, todo)
 
 
 class Accumulator:
@@ -204,11 +181,14 @@ def _check_execution(n_jobs, backend, checkpoint, resume):
         raise ValueError("`resume=True` needs a `checkpoint` directory.")
 
 
-def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0, sequence="sobol",
-                           caps="mixed", strategy="directed", solution_choice="auto", keep_paths=0,
-                           chunk_size=16384,
-                           n_jobs=1, backend="loky", scheduler=None, checkpoint=None, resume=False,
-                           keep_checkpoint=False, completeness=True, progress=False, keep_caps=False):
+#: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
+RUN_OPTIONS = {"n_jobs": 1, "backend": "loky", "scheduler": None, "checkpoint": None, "resume": False,
+               "keep_checkpoint": False, "completeness": True, "progress": False, "keep_caps": False}
+#: The :class:`~reach.settings.SamplingSettings` fields an option may set (the others are arguments).
+SETTING_OPTIONS = ("eps", "seed", "sequence", "caps", "strategy", "solution_choice", "keep_paths", "chunk_size")
+
+
+def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
     """Approximate the post-impact velocity set of ``problem`` (paper Algorithm 2).
 
     Parameters
@@ -220,6 +200,16 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
         Step size (cap on each contact's normal impulse per step).
     max_steps : int
         Trajectory length N.
+    settings : SamplingSettings, optional
+        Sampling settings to start from (their own ``n_samples``, ``h`` and
+        ``max_steps`` give way to the arguments, and their ``eps`` too where
+        their ``h`` differs: it defaults to ``h / 10``); any option that names
+        one of :data:`SETTING_OPTIONS` overrides its field.
+    executor : reach.sampling.executors.Executor, optional
+        Where the chunks run (:func:`reach.sampling.executors.make_executor`);
+        instead of ``n_jobs``, ``backend`` and ``scheduler``.
+    **options
+        Settings fields and run options, by name; anything else is a TypeError.
     eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
         See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
         (default) spends three quarters of the budget pushing out from the set's edges
@@ -279,29 +269,46 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, eps=None, seed=0
     >>> result.success, bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
     (True, True)
     """
+    fields, run = _split_options(options, settings, executor, h)
     why = None
+    choice = fields.get("solution_choice", "auto")
     if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
-        solution_choice, why = auto_choice(problem, solution_choice, h, max_steps)
-    elif solution_choice == "auto":
-        solution_choice = "random"
-    settings = SamplingSettings(n_samples, h, max_steps, eps=eps, seed=seed, sequence=sequence, caps=caps,
-                                solution_choice=solution_choice, keep_paths=keep_paths, chunk_size=chunk_size,
-                                strategy=strategy)
-    result = run_sampling(problem, settings, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                          checkpoint=checkpoint, resume=resume, keep_checkpoint=keep_checkpoint,
-                          progress=progress, keep_caps=keep_caps)
+        choice, why = auto_choice(problem, choice, h, max_steps)
+    elif choice == "auto":
+        choice = "random"
+    settings = SamplingSettings(n_samples, h, max_steps, **{**fields, "solution_choice": choice})
+    completeness = run.pop("completeness")
+    result = run_sampling(problem, settings, executor=executor, **run)
     if why is not None:
         result.metadata["auto_choice"] = why
     if completeness is not False and len(result):
         from reach.completeness import estimate_completeness
 
         budget = None if completeness is True else check_integer("completeness", completeness, low=1)
-        result.metadata["completeness"] = estimate_completeness(result, budget=budget, n_jobs=n_jobs,
-                                                                backend=backend, scheduler=scheduler)
+        result.metadata["completeness"] = estimate_completeness(
+            result, budget=budget, executor=executor, **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
     return result
 
 
-def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
+def _split_options(options, settings, executor, h):
+    """``(settings fields, run options)`` of :func:`sample_post_impact_set`'s options; unknown names are a TypeError."""
+    unknown = sorted(set(options) - set(SETTING_OPTIONS) - set(RUN_OPTIONS))
+    if unknown:
+        raise TypeError(f"sample_post_impact_set() got unknown options {unknown}; it takes the settings "
+                        f"{', '.join(SETTING_OPTIONS)} and the run options {', '.join(RUN_OPTIONS)}.")
+    if executor is not None and {"n_jobs", "backend", "scheduler"} & set(options):
+        raise TypeError("give an `executor` or `n_jobs`/`backend`/`scheduler`, not both.")
+    if settings is not None and not isinstance(settings, SamplingSettings):
+        raise TypeError(f"`settings` must be a SamplingSettings; got {type(settings).__name__}.")
+    fields = {} if settings is None else {k: getattr(settings, k) for k in SETTING_OPTIONS}
+    if settings is not None and settings.h != h:
+        fields.pop("eps")  # the closing radius defaults to h / 10 of the run's own h
+    fields.update({k: v for k, v in options.items() if k in SETTING_OPTIONS})
+    run = {**RUN_OPTIONS, **{k: v for k, v in options.items() if k in RUN_OPTIONS}}
+    return fields, run
+
+
+def run_sampling(problem, settings, *, executor=None, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
                  resume=False, keep_checkpoint=False, progress=False, warn=True, keep_caps=False):
     """Run Algorithm 2 for validated ``settings``: check, allocate, run the chunks, wrap the result.
 
@@ -327,18 +334,22 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
         for chunk in ckpt.load_chunks():
             acc.add(chunk)
             done[chunk["start"]:chunk["start"] + len(chunk["lcp_solves"])] = True
-    workers = worker_count(n_jobs, range(settings.n_samples)) if backend != "serial" else 1
+    if executor is None:
+        executor = make_executor(n_jobs, backend, scheduler, limit=settings.n_samples)
+    else:
+        n_jobs, backend = executor.workers, executor.name  # what the metadata records
+    workers = executor.workers
     run_plan = plan_run(settings, workers, done=done)
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
-    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    run = executor
     todo_total, selection = 0, 0.0  # selection: wall seconds choosing the rounds' children (the workers wait)
     try:
         first, *rounds = run_plan.phases
         todo_total += sum(c for _, c in first.chunks)
         _run_todo(plan, list(first.chunks), acc, ckpt, bar, run)
         stored = []  # (first index, quantized caps) of each round's children: 2 bytes per cap
-        threads = 1 if backend == "dask" else workers  # local workers are idle between rounds: use their cores
+        threads = executor.cores  # local workers are idle between rounds: use their cores
         for r, phase in enumerate(rounds):
             t = time.perf_counter()
             Q = children_caps(problem, settings, r, acc.arrays, phase.start, phase.count,
@@ -353,6 +364,7 @@ def run_sampling(problem, settings, *, n_jobs=1, backend="loky", scheduler=None,
             bar.close()
     timing = acc.timing(wall0, n_jobs, backend)
     timing["workers"] = workers
+    timing["executor"] = executor.describe()
     timing["chunks"] = len(run_plan.chunks)
     if requested == "auto":
         timing["n_jobs_requested"] = "auto"
@@ -379,8 +391,8 @@ def warn_if_thin(result):
         warnings.warn(result.message, SamplingWarning, stacklevel=3)
 
 
-def _run_todo(plan, todo, acc, ckpt, bar, run):
-    for chunk in execute(plan, todo, **run):
+def _run_todo(plan, todo, acc, ckpt, bar, executor):
+    for chunk in execute(plan, todo, executor):
         acc.add(chunk)
         if ckpt is not None:
             ckpt.write_chunk(chunk)

@@ -83,8 +83,8 @@ def _interrupt_after(n_chunks, real):
     """``execute`` that stops the run (over all its phases) after ``n_chunks`` chunks."""
     done = [0]
 
-    def fake(plan, todo, **kwargs):
-        for chunk in real(plan, todo, **kwargs):
+    def fake(plan, todo, executor):
+        for chunk in real(plan, todo, executor):
             if done[0] == n_chunks:
                 raise KeyboardInterrupt
             done[0] += 1
@@ -266,3 +266,27 @@ def test_a_large_plan_goes_to_the_workers_as_a_file_and_gives_the_same_set(gait,
     del plan
     gc.collect()
     assert not os.path.exists(path)  # the file goes with the plan
+
+
+def test_an_executor_object_gives_the_same_set(gait, serial):
+    from reach.sampling.executors import LocalPool, Serial, Threads
+
+    for executor in (Serial(), LocalPool(2), Threads(2)):
+        result = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, executor=executor, **ARGS)
+        assert_same(serial, result)
+        assert result.metadata["executor"] == executor.describe() and result.metadata["workers"] == executor.workers
+
+
+def test_the_entry_point_takes_settings_and_refuses_unknown_options(gait, serial):
+    from reach.sampling.executors import Serial
+    from reach.settings import SamplingSettings
+
+    # n_samples, h and N come from the arguments (and eps follows h); the rest from the settings
+    base = SamplingSettings(5000, 1.0, 1, chunk_size=700, keep_paths=50, solution_choice=serial.settings.solution_choice)
+    again = sample_post_impact_set(gait, 5000, settings=base, **ARGS)
+    assert_same(serial, again)
+    assert again.settings == serial.settings
+    with pytest.raises(TypeError, match=r"unknown options \['n_job'\]"):
+        sample_post_impact_set(gait, 100, n_job=2, **ARGS)
+    with pytest.raises(TypeError, match="give an `executor` or `n_jobs`/`backend`/`scheduler`, not both"):
+        sample_post_impact_set(gait, 100, executor=Serial(), n_jobs=2, **ARGS)

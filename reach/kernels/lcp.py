@@ -393,8 +393,8 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
             w[i] = q[i]
             if not q[i] >= 0.0:
                 ok = False
-        return (0, 0, 0.0) if ok else (3, 0, np.inf)
-    if status != 0:
+        return (SOLVED, 0, 0.0) if ok else (NUMERICAL, 0, np.inf)
+    if status != SOLVED:
         return status, pivots, np.inf
     if tableau:
         tableau_refine(lcp.MsT, qs, d, work.T, work.basis, work.r)
@@ -410,5 +410,5 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     res = refine_and_verify(lcp.MT, lcp.MsT, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
                             lcp.col_scale)
     if not res <= opts.verify_tol:
-        status = 3
+        status = NUMERICAL
     return status, pivots, res

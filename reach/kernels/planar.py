@@ -30,6 +30,7 @@ import numpy as np
 
 from reach.kernels.enumeration import solve_dense
 from reach.kernels.jit import kernel
+from reach.kernels.lcp import NUMERICAL
 from reach.kernels.modes import MODES, admissible, assemble, contact_data, contact_rows
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
@@ -277,7 +278,7 @@ def piece_step(data, v, lam, opts, work, v_next):
         work.piece[0] = code
         ok, res = verify_point(data, v, lam, modes, work.x, vn0, vt0, opts, work, v_next)
         return (0 if ok else 3), res
-    return 3, 0.0
+    return NUMERICAL, 0.0
 
 
 @kernel

@@ -47,7 +47,7 @@ import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
 from reach.kernels.jit import kernel
-from reach.kernels.lcp import solve_scaled
+from reach.kernels.lcp import NUMERICAL, SOLVED, solve_scaled
 from reach.kernels.modes import certified_unique
 from reach.kernels.planar import PIECE_STEP_MAX_CONTACTS, mode_step, piece_step
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
@@ -113,9 +113,9 @@ def routh_step_kernel(data, v, lam, d, opts, lemke_opts, work, v_next):
     nb_ = data.Jbar.shape[0]
     fill_q(data.Jbar, m, v, lam, work.q)
     status, pivots, res = solve_scaled(data.lcp, work.q, d, lemke_opts, work.lemke, work.z, work.w)
-    if status == 0 and not certified(data.lcp.M, work.q, work.z, work.w, m, nb_, opts):
-        status = 3
-    if status != 0:
+    if status == SOLVED and not certified(data.lcp.M, work.q, work.z, work.w, m, nb_, opts):
+        status = NUMERICAL
+    if status != SOLVED:
         for j in range(v.shape[0]):
             v_next[j] = v[j]
         return status, pivots, res
@@ -195,7 +195,7 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
         status, pivots, res = routh_step_kernel(data, v, lam, d, opts, lemke_opts, work, v_next)
         solves += 1
         attempt += 1
-        if status == 0 or attempt > covering_tries:
+        if status == SOLVED or attempt > covering_tries:
             break
         if attempt == covering_tries and n <= FALLBACK_MAX_N:
             # enumeration: work.q and work.lemke.qs still hold this step's data
@@ -276,13 +276,13 @@ def _modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify):
         res = 0.0
         if certify is not None and certified_unique(data, v, lam, work):
             if data.piece_nrows.shape[0] == 0 or data.Jn.shape[0] > PIECE_STEP_MAX_CONTACTS:
-                status = 3  # no table, or too many pieces: Lemke's path costs less than trying pieces
+                status = NUMERICAL  # no table, or too many pieces: Lemke's path costs less than trying pieces
             else:
                 status, res = piece_step(data, v, lam, opts, work, v_next)
         else:
             count, ok, res = mode_step(data, v, lam, opts, sample, step, work, v_next)
             status = 0 if ok else 3
-        return status == 0, res, CHOICE_FIRST
+        return status == SOLVED, res, CHOICE_FIRST
     if choice == CHOICE_ENUMERATE:
         return enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0, 0.0, CHOICE_FIRST
     return False, 0.0, int(choice)
@@ -400,7 +400,7 @@ def run_samples_kernel(data, opts, P, first_index, out, work, modes, certify):
             status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes, certify)
             solves += tries
             step += 1
-            if status != 0:
+            if status != SOLVED:
                 failed = True
                 break
             worst = _accept(out, s, v, v_next, res, worst)

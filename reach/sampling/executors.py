@@ -1,0 +1,138 @@
+"""Where a plan's chunks run: one small interface, four executors.
+
+An executor runs ``fn(payload, *item)`` for every item of a phase and yields
+the answers as they finish, in any order; the engine (:func:`reach.sampler.run_sampling`)
+puts each answer in its place by sample index, so the set does not depend on
+the executor or its worker count.
+
+==================  =================================================================
+:class:`Serial`     in this process, in order (``n_jobs=1`` or ``backend="serial"``)
+:class:`LocalPool`  a pool of loky processes, started once and kept for the next run
+                    (:func:`reach.workers.on_pool`); a large payload goes to each
+                    worker once, as a file (:func:`reach.workers.ship`)
+:class:`Threads`    threads of this process (``backend="threading"``; the kernels
+                    release the GIL)
+:class:`Dask`       a dask.distributed cluster (``backend="dask"``, ``scheduler``)
+==================  =================================================================
+
+>>> make_executor(1).describe()
+'serial: 1 worker, this process'
+"""
+
+from __future__ import annotations
+
+from reach.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
+
+__all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "make_executor", "BACKENDS"]
+
+#: ``backend`` names of :func:`make_executor`.
+BACKENDS = ("serial", "loky", "threading", "dask")
+
+
+class Executor:
+    """Runs ``fn(payload, *item)`` for every item; yields the answers as they finish.
+
+    ``workers`` is how many run at once (what a plan is cut for); ``cores``
+    is how many cores of this machine the work between phases may use while
+    the workers wait (1 for a remote cluster).
+    """
+
+    name = "executor"
+    where = ""
+
+    def __init__(self, workers=1):
+        self.workers = int(workers)
+
+    @property
+    def cores(self):
+        return self.workers
+
+    def map_unordered(self, fn, payload, items):
+        raise NotImplementedError
+
+    def describe(self):
+        """One line: which executor, how many workers, where."""
+        return f"{self.name}: {self.workers} worker{'s' if self.workers != 1 else ''}, {self.where}"
+
+
+class Serial(Executor):
+    """Every item in this process, in order."""
+
+    name, where = "serial", "this process"
+
+    def __init__(self):
+        super().__init__(1)
+
+    def map_unordered(self, fn, payload, items):
+        for item in items:
+            yield fn(payload, *item)
+
+
+class LocalPool(Executor):
+    """A pool of local loky processes, kept between runs (the next run starts for free)."""
+
+    name, where = "loky", "local processes"
+
+    def map_unordered(self, fn, payload, items):
+        items = list(items)
+        if self.workers == 1 or len(items) <= 1:  # starting a worker would cost more than it saves
+            yield from Serial().map_unordered(fn, payload, items)
+            return
+        note_started()
+        shipped = ship(payload)  # the payload itself, or a file each worker reads once if its pickle is large
+        yield from on_pool(run_shipped, [(fn, shipped, *item) for item in items], min(self.workers, len(items)))
+
+
+class Threads(Executor):
+    """Threads of this process (joblib's threading backend)."""
+
+    name, where = "threading", "threads of this process"
+
+    def map_unordered(self, fn, payload, items):
+        import joblib
+
+        tasks = (joblib.delayed(fn)(payload, *item) for item in items)
+        yield from joblib.Parallel(n_jobs=self.workers, backend="threading", return_as="generator_unordered")(tasks)
+
+
+class Dask(Executor):
+    """A dask.distributed cluster: the running Client, or one for ``scheduler`` (an address or a Client)."""
+
+    name = "dask"
+
+    def __init__(self, workers, scheduler=None):
+        super().__init__(workers)
+        self.scheduler = scheduler
+        self.where = f"the cluster at {scheduler}" if isinstance(scheduler, str) else "a dask.distributed cluster"
+
+    @property
+    def cores(self):
+        return 1  # the cluster's cores are not this machine's
+
+    def map_unordered(self, fn, payload, items):
+        import joblib
+
+        client = dask_client(self.scheduler)
+        tasks = (joblib.delayed(fn)(payload, *item) for item in items)
+        try:
+            with joblib.parallel_config(backend="dask"):
+                yield from joblib.Parallel(n_jobs=self.workers, return_as="generator_unordered")(tasks)
+        finally:
+            if client is not None and client is not self.scheduler:
+                client.close()
+
+
+def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
+    """The executor for ``n_jobs`` (-1: every core) workers on ``backend``; at most ``limit`` workers.
+
+    A local backend is capped at this machine's cores; ``n_jobs=1`` (or
+    ``backend="serial"``) runs in this process.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
+    workers = 1 if backend == "serial" else worker_count(n_jobs, range(limit or 2**62))
+    if backend == "dask":
+        return Dask(workers, scheduler)
+    if workers == 1:
+        return Serial()
+    return Threads(workers) if backend == "threading" else LocalPool(workers)
