@@ -92,17 +92,22 @@ def _interrupt_after(n_chunks, real):
     return fake
 
 
-def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_path, monkeypatch):
-    ckpt = tmp_path / "run.ckpt"
+def _interrupted_run(gait, ckpt, monkeypatch, chunks):
+    """A serial run of the ``serial`` fixture's settings stopped after ``chunks`` chunks, checkpointed at ``ckpt``."""
     real = sampler.execute
-    monkeypatch.setattr(sampler, "execute", _interrupt_after(3, real))
+    monkeypatch.setattr(sampler, "execute", _interrupt_after(chunks, real))
     with pytest.raises(KeyboardInterrupt):
         sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
+    monkeypatch.setattr(sampler, "execute", real)
+
+
+def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_path, monkeypatch):
+    ckpt = tmp_path / "run.ckpt"
+    _interrupted_run(gait, ckpt, monkeypatch, 3)
     # the checkpoint is valid: a manifest and three whole chunk files, no temporaries
     assert json.loads((ckpt / "manifest.json").read_text())["settings"]["n_samples"] == 5000
     assert len(list(ckpt.glob("chunk-*.npz"))) == 3
     assert not list(ckpt.glob("*.tmp"))
-    monkeypatch.setattr(sampler, "execute", real)
     with pytest.raises(ValueError, match="exists from an earlier run; resume it"):
         sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
     with pytest.raises(ValueError, match=r"other settings \(seed: checkpoint 0 vs now 1"):
@@ -118,11 +123,7 @@ def test_interrupted_run_resumes_to_the_uninterrupted_result(gait, serial, tmp_p
 def test_a_run_interrupted_on_one_worker_resumes_on_two_to_the_same_set(gait, serial, tmp_path, monkeypatch):
     """The plan differs with the worker count (4 chunks a worker a phase); the set and the resume do not."""
     ckpt = tmp_path / "w.ckpt"
-    real = sampler.execute
-    monkeypatch.setattr(sampler, "execute", _interrupt_after(5, real))
-    with pytest.raises(KeyboardInterrupt):
-        sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, **ARGS)
-    monkeypatch.setattr(sampler, "execute", real)
+    _interrupted_run(gait, ckpt, monkeypatch, 5)
     resumed = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, checkpoint=ckpt, resume=True,
                                      n_jobs=2, **ARGS)
     assert resumed.metadata["resumed_samples"] == sum(c for _, c in plan_run(resumed.settings, 1).chunks[:5])
