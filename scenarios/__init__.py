@@ -1,105 +1,134 @@
-"""The paper's example impact scenarios (SPEC section 4; Halm & Posa appendix A).
+"""Every named example of reach, in one registry with one lookup: :func:`lookup` (and :func:`names`).
+
+Four kinds, one record type each:
+
+==============  ============================================  =====================================
+kind            what it is                                    record
+==============  ============================================  =====================================
+``impact``      the paper's five impacts (SPEC section 4)     :class:`Scenario` (``reach run``)
+``simulation``  Stewart & Trinkle's examples, and every       :class:`Simulation` (``reach simulate``)
+                impact dropped from just above it
+``trajectory``  systems followed through many impacts         :class:`Through` (``reach trajectory``)
+``design``      impacts built from design parameters          :class:`Design` (``reach sweep``)
+==============  ============================================  =====================================
 
 >>> import scenarios
 >>> scenarios.names()
 ['rocking-block', 'box-wall', 'compass-gait', 'ramone', 'disk-stack']
->>> s = scenarios.get("rocking_block")
+>>> s = scenarios.lookup("rocking_block")
 >>> s.contact_labels, s.h, s.N, s.n_samples
 (('A', 'B'), 0.3, 10, 16384)
-
-Stewart & Trinkle's time-stepping examples, and every paper scenario dropped
-from just above its impact, are :class:`Simulation` records:
-
->>> scenarios.simulation_names()[:2]
+>>> scenarios.names("simulation")[:2]
 ['spinning-rod', 'four-balls']
+>>> scenarios.lookup("compass-gait", "design").defaults
+{'stance_deg': 78.0}
+
+Names are hyphenated or underscored, in any case.  :func:`get` is ``lookup``
+of an impact, the short form the examples use.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Callable, NamedTuple
 
 from scenarios._base import Scenario
 from scenarios._simulation import Simulation, dropped
+from scenarios._through import Through
 
-__all__ = ["Scenario", "Simulation", "names", "get", "get_all", "simulation_names", "get_simulation",
-           "trajectory_names", "get_trajectory"]
+__all__ = ["Scenario", "Simulation", "Through", "Design", "KINDS", "names", "lookup", "get", "get_all"]
 
-_MODULES = {
+#: The kinds of example, and what each is for.
+KINDS = {"impact": "an impact's post-impact set (reach run)",
+         "simulation": "a time-stepping run (reach simulate)",
+         "trajectory": "a system through many impacts (reach trajectory)",
+         "design": "an impact built from design parameters (reach sweep)"}
+
+_IMPACTS = {
     "rocking-block": "rocking_block",
     "box-wall": "box_wall",
     "compass-gait": "compass_gait",
     "ramone": "ramone",
     "disk-stack": "disk_stack",
 }
-
-
 _SIMULATIONS = {
     "spinning-rod": "spinning_rod",
     "four-balls": "four_balls",
 }
+_TRAJECTORIES = ("rimless-wheel", "rocking-block", "compass-walker")
 
 
-def names():
-    """CLI names of the scenarios, in the paper's order of presentation."""
-    return list(_MODULES)
+class Design(NamedTuple):
+    """An impact built from named design parameters (``kind="design"``).
+
+    Attributes
+    ----------
+    name : str
+    build : callable
+        ``build(params) -> ImpactProblem``; missing parameters take their defaults.
+    defaults : dict
+        The parameters and their default values.
+    """
+
+    name: str
+    build: Callable
+    defaults: dict
+
+    def describe(self, parameter):
+        """An axis label for ``parameter``: what it is, and its unit."""
+        from scenarios import designs
+
+        return designs.describe(parameter)
 
 
-def _canonical(name):
-    if not isinstance(name, str):
-        raise ValueError(f"scenario name must be a string; got {name!r}.")
-    key = name.strip().lower().replace("_", "-")
-    if key not in _MODULES:
-        raise ValueError(f"unknown scenario {name!r}; valid names are {', '.join(names())}.")
-    return key
+def names(kind="impact"):
+    """The names :func:`lookup` accepts for ``kind`` (see :data:`KINDS`), in the order ``reach list`` shows them."""
+    if kind == "impact":
+        return list(_IMPACTS)
+    if kind == "simulation":
+        return list(_SIMULATIONS) + list(_IMPACTS)
+    if kind == "trajectory":
+        return list(_TRAJECTORIES)
+    if kind == "design":
+        from scenarios import designs
+
+        return designs.names()
+    raise ValueError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}.")
+
+
+def lookup(name, kind="impact", **options):
+    """The example ``name`` of ``kind``: a :class:`Scenario`, :class:`Simulation`, :class:`Through` or :class:`Design`.
+
+    ``options`` go to its builder: ``force=f(t, q, v)`` for a trajectory, the
+    drop of a dropped impact (:func:`scenarios._simulation.dropped`).  An
+    unknown name is a ValueError listing the names of that kind.
+    """
+    valid = names(kind)
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else None
+    if key not in valid:
+        what = {"impact": "scenario", "simulation": "simulation", "trajectory": "multi-impact example",
+                "design": "design"}[kind]
+        raise ValueError(f"unknown {what} {name!r}; valid names are {', '.join(valid)}.")
+    if kind == "impact":
+        return importlib.import_module(f"scenarios.{_IMPACTS[key]}").scenario(**options)
+    if kind == "simulation":
+        if key in _SIMULATIONS:
+            return importlib.import_module(f"scenarios.{_SIMULATIONS[key]}").simulation(**options)
+        return dropped(lookup(key), **options)
+    if kind == "trajectory":
+        from scenarios import _through
+
+        return getattr(_through, key.replace("-", "_"))(**options)
+    from scenarios import designs
+
+    return Design(key, designs.build(key), designs.defaults(key))
 
 
 def get(name):
-    """Build the scenario ``name`` (hyphenated or underscored, case-insensitive).
-
-    Returns
-    -------
-    Scenario
-    """
-    module = importlib.import_module(f"scenarios.{_MODULES[_canonical(name)]}")
-    return module.scenario()
+    """The impact scenario ``name``: ``lookup(name, "impact")``."""
+    return lookup(name, "impact")
 
 
 def get_all():
-    """All scenarios, in :func:`names` order."""
+    """All impact scenarios, in :func:`names` order."""
     return [get(name) for name in names()]
-
-
-def simulation_names():
-    """Names :func:`get_simulation` accepts: the time-stepping examples, then the paper scenarios."""
-    return list(_SIMULATIONS) + names()
-
-
-def get_simulation(name, **drop_options):
-    """The time-stepping run ``name``: Stewart & Trinkle's examples, or a paper scenario dropped onto its impact.
-
-    ``drop_options`` go to :func:`scenarios._simulation.dropped` for the paper scenarios.
-    """
-    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
-    if key in _SIMULATIONS:
-        return importlib.import_module(f"scenarios.{_SIMULATIONS[key]}").simulation()
-    if key not in _MODULES:
-        raise ValueError(f"unknown simulation {name!r}; valid names are {', '.join(simulation_names())}.")
-    return dropped(get(key), **drop_options)
-
-
-_THROUGH = ("rimless-wheel", "rocking-block", "compass-walker")
-
-
-def trajectory_names():
-    """Names :func:`get_trajectory` accepts: systems followed through several impacts."""
-    return list(_THROUGH)
-
-
-def get_trajectory(name, force=None):
-    """The multi-impact example ``name`` (a :class:`scenarios._through.Through`), with an optional applied force."""
-    from scenarios import _through
-
-    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
-    if key not in _THROUGH:
-        raise ValueError(f"unknown multi-impact example {name!r}; valid names are {', '.join(_THROUGH)}.")
-    return getattr(_through, key.replace("-", "_"))(force=force)

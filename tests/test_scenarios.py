@@ -175,3 +175,29 @@ def test_scenarios_without_symmetry_say_so(built):
         assert built[name].mirror is None
         with pytest.raises(ValueError, match="no mirror symmetry"):
             built[name].mirrored(built[name].v)
+
+
+def test_one_registry_every_name_reach_list_prints_resolves(capsys):
+    """`reach list` prints the registry; every name of every kind resolves through the one lookup."""
+    import re
+
+    from reach.tools.cli import main
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    impacts = [line.split()[0] for line in out.split("\n\n")[0].splitlines()]
+    assert impacts == scenarios.names()
+    listed = {"simulation": re.search(r"reach simulate:\s+(.*), or any", out).group(1).split(", "),
+              "trajectory": re.search(r"reach trajectory:\s+(.*)", out).group(1).split(", "),
+              "design": re.findall(r"(\S+) \(", re.search(r"reach sweep:\s+(.*)", out).group(1))}
+    records = {"impact": scenarios.Scenario, "simulation": scenarios.Simulation, "trajectory": scenarios.Through,
+               "design": scenarios.Design}
+    for kind, record in records.items():
+        for name in listed.get(kind, impacts):
+            assert name in scenarios.names(kind)
+        for name in scenarios.names(kind):
+            assert isinstance(scenarios.lookup(name.upper().replace("-", "_"), kind), record), (kind, name)
+    with pytest.raises(ValueError, match="unknown multi-impact example 'nope'; valid names are rimless-wheel"):
+        scenarios.lookup("nope", "trajectory")
+    with pytest.raises(ValueError, match="unknown kind 'robot'"):
+        scenarios.names("robot")

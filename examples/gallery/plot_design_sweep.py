@@ -10,8 +10,8 @@ import numpy as np
 
 from reach.design import sweep
 from reach.plotting.design import plot_billiards
-from scenarios import designs
+import scenarios
 
 theta = np.linspace(np.pi / 6, np.pi - 0.05, 15)
-result = sweep(designs.build("billiards"), {"theta": theta}, ("xi", "diameter", "max_cosine"), budget=2**7)
+result = sweep(scenarios.lookup("billiards", "design").build, {"theta": theta}, ("xi", "diameter", "max_cosine"), budget=2**7)
 plot_billiards(theta, result.values["xi"], result.values["diameter"], result.values["max_cosine"])

@@ -11,7 +11,7 @@ import scenarios
 from reach.analysis.propagate import propagate
 from reach.plotting.through import plot_propagation
 
-example = scenarios.get_trajectory("rocking-block")
+example = scenarios.lookup("rocking-block", "trajectory")
 run = propagate(example.system, example.q0, example.v0, impacts=3, budget=2**8, max_branches=6)
 print(run)
 plot_propagation(run, example.coordinate[0], example.coordinate[1], title=example.title)

@@ -67,11 +67,11 @@ def cmd_list(args):
         s = scenarios.get(name)
         print(f"{name:<{width}}  m={s.problem.m}  nv={s.problem.nv}  h={s.h:g}  N={s.N}  "
               f"samples=2^{int(s.n_samples).bit_length() - 1}  {s.description}")
-    from scenarios import designs
-
-    print(f"\nreach simulate:    {', '.join(scenarios.simulation_names()[:2])}, or any scenario above (dropped)")
-    print(f"reach trajectory:  {', '.join(scenarios.trajectory_names())}")
-    print("reach sweep:       " + ", ".join(f"{n} ({', '.join(designs.defaults(n))})" for n in designs.names()))
+    simulations = scenarios.names("simulation")[:2]
+    designs = [scenarios.lookup(n, "design") for n in scenarios.names("design")]
+    print(f"\nreach simulate:    {', '.join(simulations)}, or any scenario above (dropped)")
+    print(f"reach trajectory:  {', '.join(scenarios.names('trajectory'))}")
+    print("reach sweep:       " + ", ".join(f"{d.name} ({', '.join(d.defaults)})" for d in designs))
     return 0
 
 

@@ -56,11 +56,11 @@ def add_sweep(sub):
 
 def cmd_sweep(args):
     """``reach sweep``: evaluate a design's measures over a grid, print, save the table and its plot."""
+    import scenarios
     from reach.design import sweep
-    from scenarios import designs
 
     try:
-        defaults = designs.defaults(args.name)
+        design = scenarios.lookup(args.name, "design")
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
     params = [parse_param(text) for text in args.param]
@@ -70,6 +70,7 @@ def cmd_sweep(args):
         raise UsageError(f"reach sweep: --param {', '.join(repeated)} given more than once; give each parameter once "
                          "(NAME=LO:HI:COUNT for several values).")
     grid = dict(params)
+    defaults = design.defaults
     unknown = sorted(set(grid) - set(defaults))
     if unknown:
         raise UsageError(f"reach sweep: {args.name} has no parameters {unknown}; it has {sorted(defaults)}.")
@@ -79,13 +80,13 @@ def cmd_sweep(args):
         raise UsageError(f"reach sweep: more than {MAX_POINTS:,} grid points.")
     out = output_path(args.out or Path("results") / f"{args.name}-sweep.csv", "--out", suffixes=(".csv",))
     measures = tuple(args.measure or ["diameter"])
-    result = sweep(designs.build(args.name), grid, measures, budget=args.budget, seed=args.seed,
-                   n_jobs=args.n_jobs, progress=True)
+    result = sweep(design.build, grid, measures, budget=args.budget, seed=args.seed, n_jobs=args.n_jobs,
+                   progress=True)
     header = ",".join(result.names + tuple(result.values))
     np.savetxt(out, result.table(), delimiter=",", header=header, comments="", fmt="%.10g")
     print(format_sweep(args.name, result))
     print(f"wrote {out}")
-    print(f"wrote {_draw(args.name, result, out.with_suffix('.png'), designs.describe(result.names[0]))}")
+    print(f"wrote {_draw(args.name, result, out.with_suffix('.png'), design.describe(result.names[0]))}")
     return 0
 
 

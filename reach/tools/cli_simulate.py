@@ -31,7 +31,7 @@ def _simulation(name):
     import scenarios
 
     try:
-        return scenarios.get_simulation(name)
+        return scenarios.lookup(name, "simulation")
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
 

@@ -120,7 +120,7 @@ def _example(name, controller):
 
     force = load_callable(controller, "--controller") if controller else None
     try:
-        return scenarios.get_trajectory(name, force=force)
+        return scenarios.lookup(name, "trajectory", force=force)
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
 

@@ -16,7 +16,7 @@ from reach.design import minimize, sweep
 from reach.plotting.design import plot_billiards, plot_sweep
 from reach.plotting.files import save_figure
 from reach.tools.provenance import write_page
-from scenarios import designs
+import scenarios
 
 __all__ = ["make_design_figures", "SWEEPS"]
 
@@ -37,11 +37,11 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150, command="reach 
     written, lines = [], ["# Impact design: where is the outcome predictable?", "",
                           f"Written by `reach figures`{' --quick' if quick else ''}; {budget} samples per point.", ""]
     theta = np.linspace(np.pi / 6, np.pi - 0.02, 12 if quick else 80)
-    billiards = sweep(designs.build("billiards"), {"theta": theta}, ("xi", "diameter", "max_cosine"), budget=budget,
+    billiards = sweep(scenarios.lookup("billiards", "design").build, {"theta": theta}, ("xi", "diameter", "max_cosine"), budget=budget,
                       n_jobs=-1)
     fig = plot_billiards(theta, billiards.values["xi"], billiards.values["diameter"], billiards.values["max_cosine"])
     written.append(save_figure(fig, out / "sm-fig05-billiards.png", dpi))
-    best = minimize(designs.build("billiards"), {"theta": 1.0}, {"theta": (np.pi / 6, 2.5)}, "xi", budget=2 ** 6)
+    best = minimize(scenarios.lookup("billiards", "design").build, {"theta": 1.0}, {"theta": (np.pi / 6, 2.5)}, "xi", budget=2 ** 6)
     lines += ["## Billiard break", "",
               f"xi is smallest at theta = {theta[np.argmin(billiards.values['xi'][:-5])]:.4f} over the grid "
               f"(interior minimum; pi/2 = {np.pi / 2:.4f}); the minimiser (bounded Brent, from theta = 1) finds "
@@ -52,8 +52,8 @@ def make_design_figures(out, quick=False, *, log=print, dpi=150, command="reach 
     lines += _against_sets(budget, log)
     fig, axes = plt.subplots(1, 3, figsize=(18, 5.2), layout="constrained")
     for ax, (name, grids) in zip(axes, SWEEPS.items()):
-        result = sweep(designs.build(name), grids[quick], ("diameter",), budget=budget, n_jobs=-1)
-        plot_sweep(result, title=f"{name}: diameter of the set", ax=ax, xlabel=designs.describe(result.names[0]))
+        result = sweep(scenarios.lookup(name, "design").build, grids[quick], ("diameter",), budget=budget, n_jobs=-1)
+        plot_sweep(result, title=f"{name}: diameter of the set", ax=ax, xlabel=scenarios.lookup(name, "design").describe(result.names[0]))
         lines += [f"## {name}", "", "| " + " | ".join(result.names) + " | diameter |",
                   "|" + "---:|" * (len(result.names) + 1)]
         lines += ["| " + " | ".join(f"{v:.4g}" for v in row) + " |" for row in result.table()]

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import scenarios
-from scenarios import four_balls
+from scenarios import four_balls  # its collision set (four_balls.collision): a helper the registry does not carry
 from reach import sample_post_impact_set
 from reach.analysis.landing import landing, one_step_outcome, stepped_outcome
 from reach.analysis.stepping import collision_impulses, convergence_table, rest_time
@@ -63,7 +63,7 @@ def stepper_outcomes(system, q, v, steps=LANDING_STEPS):
 def stepper_markers(name, h=1e-3):
     """The time-stepper's outcomes (one step and run, h) of paper scenario ``name``, for its figure."""
     scenario = scenarios.get(name)
-    system = scenarios.get_simulation(name, gravity=0.0).system
+    system = scenarios.lookup(name, "simulation", gravity=0.0).system
     return np.array([v for _, _, v in stepper_outcomes(system, scenario.q, scenario.v, (h,))])
 
 
@@ -79,7 +79,7 @@ def landing_rows(label, result, outcomes):
 
 def _runs(name, quick, log):
     """The simulation ``name`` and its runs at every step size of the mode."""
-    sim = scenarios.get_simulation(name)
+    sim = scenarios.lookup(name, "simulation")
     runs = {}
     for h in STEPS[quick]:
         t0 = time.perf_counter()
@@ -174,7 +174,7 @@ def _landing_section(quick, sets, log):
              "|---|---:|---|---:|---:|---:|---:|---|"]
     for name, result in sets.items():
         scenario = scenarios.get(name)
-        system = scenarios.get_simulation(name, gravity=0.0).system
+        system = scenarios.lookup(name, "simulation", gravity=0.0).system
         lines += landing_rows(scenario.title, result, stepper_outcomes(system, scenario.q, scenario.v))
     problem, q, v, free = four_balls.collision()
     t0 = time.perf_counter()

@@ -37,7 +37,7 @@ THROUGH_OPTIONS = {
 
 
 def _run(name, quick, log):
-    example = scenarios.get_trajectory(name)
+    example = scenarios.lookup(name, "trajectory")
     options = THROUGH_OPTIONS[name][quick]
     t0 = time.perf_counter()
     full = propagate(example.system, example.q0, example.v0, n_jobs=-1, guard=example.guard, **options)

@@ -12,12 +12,12 @@ from reach.analysis.landing import landing, name_outcome, one_step_outcome, step
 def gait():
     s = scenarios.get("compass-gait")
     result = sample_post_impact_set(s.problem, 2 ** 12, s.h, s.N, n_jobs=1, completeness=False)
-    return s, result, scenarios.get_simulation("compass-gait", gravity=0.0).system
+    return s, result, scenarios.lookup("compass-gait", "simulation", gravity=0.0).system
 
 
 def test_rocking_block_stepper_comes_to_rest():
     s = scenarios.get("rocking-block")
-    system = scenarios.get_simulation("rocking-block", gravity=0.0).system
+    system = scenarios.lookup("rocking-block", "simulation", gravity=0.0).system
     for v in (one_step_outcome(system, s.q, s.v, 1e-3), stepped_outcome(system, s.q, s.v, 1e-3)[0]):
         np.testing.assert_allclose(v, 0.0, atol=1e-12)
     assert name_outcome(s.problem, np.zeros(3)) == "A sticks, B sticks"

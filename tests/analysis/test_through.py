@@ -12,7 +12,7 @@ from scenarios import rimless_wheel as rw
 
 @pytest.fixture(scope="module")
 def dropped_block():
-    example = scenarios.get_trajectory("rocking-block")
+    example = scenarios.lookup("rocking-block", "trajectory")
     return example, propagate(example.system, example.q0, example.v0, impacts=3, budget=2 ** 8, max_branches=5)
 
 
@@ -39,7 +39,7 @@ def test_full_set_contains_the_classical_outcome_at_every_footfall():
 def test_rocking_impacts_follow_the_zeno_solution():
     from reach.analysis.zeno import zeno_block
 
-    example = scenarios.get_trajectory("rocking-block")
+    example = scenarios.lookup("rocking-block", "trajectory")
     # The Zeno start of paper section 4.3: flat, pivoting on A at 1 rad/s.
     q0 = np.array([0.0, 1.0, 0.0])
     v0 = np.array([-1.0, 0.5, 1.0])

@@ -15,13 +15,13 @@ from reach.models.planar.dynamics import PlanarDynamics
 
 @pytest.fixture(scope="module")
 def rod_runs():
-    sim = scenarios.get_simulation("spinning-rod")
+    sim = scenarios.lookup("spinning-rod", "simulation")
     return sim, {h: simulate(sim.system, sim.q0, sim.v0, h, 1.0) for h in (0.02, 0.01, 0.005, 0.0025, 0.000625)}
 
 
 @pytest.fixture(scope="module")
 def balls_run():
-    sim = scenarios.get_simulation("four-balls")
+    sim = scenarios.lookup("four-balls", "simulation")
     return sim, simulate(sim.system, sim.q0, sim.v0, 0.005, 0.75)
 
 
@@ -35,7 +35,7 @@ def _check_physics(trajectory, scale):
 
 @pytest.mark.parametrize("name", ["rocking-block", "box-wall", "compass-gait", "ramone", "disk-stack"])
 def test_dropped_paper_scenarios_step_with_verified_dissipative_steps(name):
-    sim = scenarios.get_simulation(name)
+    sim = scenarios.lookup(name, "simulation")
     trajectory = simulate(sim.system, sim.q0, sim.v0, 0.002, 0.15)
     assert np.any(trajectory.normal > 0)
     _check_physics(trajectory, trajectory.energy[0])
@@ -152,7 +152,7 @@ def test_settings_are_validated():
     for bad in (dict(h=0.0), dict(h=np.nan), dict(h=0.01, friction_directions=3), dict(h=0.01, max_iterations=0)):
         with pytest.raises(ValueError):
             SteppingSettings(**bad)
-    sim = scenarios.get_simulation("spinning-rod")
+    sim = scenarios.lookup("spinning-rod", "simulation")
     with pytest.raises(ValueError, match="shapes"):
         simulate(sim.system, sim.q0[:2], sim.v0, 0.01, 1.0)
     with pytest.raises(ValueError, match="t_end"):
@@ -160,7 +160,7 @@ def test_settings_are_validated():
 
 
 def test_a_resting_contact_holds_the_weight():
-    sim = scenarios.get_simulation("spinning-rod")
+    sim = scenarios.lookup("spinning-rod", "simulation")
     q = np.array([0.0, 0.05, 0.0])  # lying flat on the table
     result = stewart_trinkle_step(sim.system, 0.0, q, np.zeros(3), SteppingSettings(h=0.01))
     np.testing.assert_allclose(result.v, 0.0, atol=1e-12)
@@ -171,7 +171,7 @@ def test_a_resting_contact_holds_the_weight():
 def test_the_rod_runs_at_step_sizes_whose_lcps_lemke_ended_a_hair_from_a_solution(h):
     """At these h Lemke's default ratio ties ended 7e-9 .. 1e-8 from a step's solution and the stepper
     stopped; a second path with strict ties (reach.lcp.lemke) verifies every step."""
-    sim = scenarios.get_simulation("spinning-rod")
+    sim = scenarios.lookup("spinning-rod", "simulation")
     trajectory = simulate(sim.system, sim.q0, sim.v0, h, 1.0, progress=False)
     assert trajectory.residual.max() <= 1e-9
     assert trajectory.energy_excess().max(initial=0.0) <= 1e-9 * trajectory.energy[0]

@@ -58,7 +58,7 @@ def test_sphere_input_is_checked():
 
 @pytest.mark.parametrize("name", ["compass-gait", "ramone"])
 def test_planar_gravity_is_minus_the_potential_gradient(name):
-    system = scenarios.get_simulation(name).system
+    system = scenarios.lookup(name, "simulation").system
     q = np.asarray(scenarios.get(name).q) + 0.05
     grad = np.array([(system.potential_energy(q + e) - system.potential_energy(q - e)) / 2e-6
                      for e in 1e-6 * np.eye(system.nq)])
@@ -68,7 +68,7 @@ def test_planar_gravity_is_minus_the_potential_gradient(name):
 @pytest.mark.parametrize("name", ["compass-gait", "ramone"])
 def test_velocity_forces_do_no_work(name):
     # The power of the Coriolis and centrifugal forces is -v^T Mdot v / 2, so that T is conserved.
-    system = scenarios.get_simulation(name).system
+    system = scenarios.lookup(name, "simulation").system
     rng = np.random.default_rng(1)
     q = np.asarray(scenarios.get(name).q) + 0.05 * rng.normal(size=system.nq)
     v = rng.normal(size=system.nv)

@@ -171,7 +171,7 @@ def test_trajectory_plot_puts_linear_and_angular_velocities_on_panels_with_units
     from reach.laws.trajectory import simulate
     from reach.plotting.stepping import plot_trajectory
 
-    sim = scenarios.get_simulation("spinning-rod")
+    sim = scenarios.lookup("spinning-rod", "simulation")
     trajectory = simulate(sim.system, sim.q0, sim.v0, 0.02, 0.5, progress=False)
     fig = plot_trajectory(trajectory, names=list(sim.model.coordinate_names), kinds=sim.model.coordinate_kinds)
     try:
@@ -180,18 +180,17 @@ def test_trajectory_plot_puts_linear_and_angular_velocities_on_panels_with_units
         assert [t.get_text() for t in fig.axes[1].get_legend().get_texts()] == ["rod.theta"]
     finally:
         plt.close(fig)
-    balls = scenarios.get_simulation("four-balls").system
+    balls = scenarios.lookup("four-balls", "simulation").system
     assert balls.velocity_kinds[:6] == ("linear",) * 3 + ("angular",) * 3 and len(balls.velocity_names) == balls.nv
 
 
 def test_sweep_plot_names_the_measure_and_the_parameter_with_its_unit():
     from reach.design import sweep
     from reach.plotting.design import plot_sweep
-    from scenarios import designs
 
-    result = sweep(designs.build("compass-gait"), {"stance_deg": [70.0, 78.0, 95.0]}, budget=64)
+    result = sweep(scenarios.lookup("compass-gait", "design").build, {"stance_deg": [70.0, 78.0, 95.0]}, budget=64)
     assert np.isnan(result.values["diameter"][2])  # the hip below the ground: infeasible, never a value
-    ax = plot_sweep(result, xlabel=designs.describe("stance_deg"))
+    ax = plot_sweep(result, xlabel=scenarios.lookup("compass-gait", "design").describe("stance_deg"))
     try:
         assert ax.get_xlabel() == "each leg's angle from vertical at heel strike (deg)"
         assert ax.get_ylabel() == "diameter of the set (KE metric, / |p0|)"

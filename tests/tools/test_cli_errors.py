@@ -99,7 +99,7 @@ def test_the_api_refuses_a_predicate_that_answers_none(trajectory_file):
     from reach.analysis.propagate import load_propagation
     from reach.analysis.robust import check
 
-    example = scenarios.get_trajectory("rocking-block")
+    example = scenarios.lookup("rocking-block", "trajectory")
     propagation, _ = load_propagation(trajectory_file, example.system, guard=example.guard)
     with pytest.raises(TypeError, match="returned None"):
         check(propagation, lambda outcome: None, replay=False)
