@@ -14,46 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.jit import counted, kernel
+from reach.kernels.linalg import solve_dense
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["solve_dense", "enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
+__all__ = ["enumerate_kernel", "first_solution_kernel", "basis_point", "FALLBACK_MAX_N"]
 
 #: Largest LCP the sampler enumerates as a last resort (2^14 index sets).
 FALLBACK_MAX_N = 14
-
-
-@kernel
-def solve_dense(A, b, x, k):
-    """Solve ``A[:k, :k] x = b[:k]`` in place by Gaussian elimination with partial pivoting; False if singular."""
-    scale = 0.0
-    for i in range(k):
-        for j in range(k):
-            scale = max(scale, abs(A[i, j]))
-    for col in range(k):
-        p = col
-        big = abs(A[col, col])
-        for r in range(col + 1, k):
-            if abs(A[r, col]) > big:
-                big = abs(A[r, col])
-                p = r
-        if big <= 1e-12 * scale or big == 0.0:
-            return False
-        if p != col:
-            for c in range(k):
-                A[col, c], A[p, c] = A[p, c], A[col, c]
-            b[col], b[p] = b[p], b[col]
-        for r in range(col + 1, k):
-            f = A[r, col] / A[col, col]
-            if f != 0.0:
-                for c in range(col, k):
-                    A[r, c] -= f * A[col, c]
-                b[r] -= f * b[col]
-    for r in range(k - 1, -1, -1):
-        acc = b[r]
-        for c in range(r + 1, k):
-            acc -= A[r, c] * x[c]
-        x[r] = acc / A[r, r]
-    return True
 
 
 @kernel

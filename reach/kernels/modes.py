@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.jit import counted, kernel
+from reach.kernels.linalg import invert
 
 
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
@@ -189,45 +190,6 @@ MAX_STORED_PIECES = 7**5
 SINGULAR_RTOL = 1e-9
 
 
-@kernel
-def _invert(A, inv, k):
-    """``inv = A[:k, :k]^-1`` by Gauss-Jordan with partial pivoting (A is overwritten); returns det's sign, 0 if singular."""
-    scale = 0.0
-    for i in range(k):
-        for j in range(k):
-            scale = max(scale, abs(A[i, j]))
-            inv[i, j] = 1.0 if i == j else 0.0
-    sign = 1
-    for col in range(k):
-        p = col
-        big = abs(A[col, col])
-        for r in range(col + 1, k):
-            if abs(A[r, col]) > big:
-                big = abs(A[r, col])
-                p = r
-        if big <= 1e-12 * scale or big == 0.0:
-            return 0
-        if p != col:
-            sign = -sign
-            for c in range(k):
-                A[col, c], A[p, c] = A[p, c], A[col, c]
-                inv[col, c], inv[p, c] = inv[p, c], inv[col, c]
-        if A[col, col] < 0.0:
-            sign = -sign
-        f = 1.0 / A[col, col]
-        for c in range(k):
-            A[col, c] *= f
-            inv[col, c] *= f
-        for r in range(k):
-            if r != col:
-                g = A[r, col]
-                if g != 0.0:
-                    for c in range(k):
-                        A[r, c] -= g * A[col, c]
-                        inv[r, c] -= g * inv[col, c]
-    return sign
-
-
 @kernel(inline="always")
 def decode(code, m, modes):
     """The modes of piece ``code`` (its base-7 digits, contact 0 first)."""
@@ -269,7 +231,7 @@ def piece_signs(W, m):
     modes = np.empty(m, dtype=np.int64)
     for code in range(total):
         _piece_system(W, m, code, modes, A)
-        signs[code] = _invert(A, inv, 2 * m)
+        signs[code] = invert(A, inv, 2 * m)
     return signs
 
 
@@ -284,7 +246,7 @@ def piece_inverses(W, m, codes):
     for p in range(K):
         _piece_system(W, m, codes[p], modes, A)
         modes_out[p, :] = modes
-        if _invert(A, inv[p], 2 * m) == 0:
+        if invert(A, inv[p], 2 * m) == 0:
             inv[p, :, :] = np.nan
     return modes_out, inv
 

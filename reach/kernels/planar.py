@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.kernels.enumeration import solve_dense
+from reach.kernels.linalg import solve_dense
 from reach.kernels.jit import kernel
 from reach.kernels.lcp import NUMERICAL
 from reach.kernels.modes import MODES, admissible, assemble, contact_data, contact_rows
