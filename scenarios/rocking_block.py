@@ -12,28 +12,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.models.planar import PlanarModel
+from reach.models.block import RigidBlock
 from scenarios._base import GRAVITY, build_scenario
 
 NAME = "rocking-block"
-WIDTH, HEIGHT, MASS = 1.0, 2.0, 1.0
-MU = 1.0
-DROP_HEIGHT = 0.01
+#: The paper's block: the one description MuJoCo, Drake, the Zeno and compliant models share.
+BLOCK = RigidBlock(gravity=GRAVITY)
+WIDTH, HEIGHT, MASS = BLOCK.width, BLOCK.height, BLOCK.mass
+MU = BLOCK.mu
+DROP_HEIGHT = BLOCK.drop_height
 
 
 def build_model(width=WIDTH, height=HEIGHT, mass=MASS):
     """The block on the floor: floating body ``block`` with a uniform box (I = m (w^2 + h^2) / 12)."""
-    model = PlanarModel(NAME)
-    model.add_body("block", joint="floating")
-    model.add_box("block", "block", width=width, height=height, mass=mass)
-    model.add_wall("floor", normal=(0.0, 1.0), offset=0.0)
-    return model
+    return RigidBlock(width, height, mass).planar_model(NAME)
 
 
 def scenario():
     """The rocking-block :class:`~scenarios._base.Scenario` (h = 0.3, N = 10, M = 2**14)."""
     model = build_model()
-    v0 = float(np.sqrt(2.0 * GRAVITY * DROP_HEIGHT))
+    v0 = BLOCK.drop_speed
     q = np.array([0.0, HEIGHT / 2.0, 0.0])
     v = np.array([0.0, -v0, 0.0])
     return build_scenario(
@@ -47,6 +45,6 @@ def scenario():
                "lifting off, and scaled-down versions in between; the set is mirror-symmetric."),
         mirror=np.diag([-1.0, 1.0, -1.0]), mirror_contacts=(1, 0),
         arrows=(("block", (0.0, 0.0), "v"),),
-        parameters={"width": WIDTH, "height": HEIGHT, "mass": MASS, "inertia": MASS * (WIDTH ** 2 + HEIGHT ** 2) / 12,
+        parameters={"width": WIDTH, "height": HEIGHT, "mass": MASS, "inertia": BLOCK.inertia,
                     "mu": MU, "drop_height": DROP_HEIGHT, "v0": v0},
     )

@@ -83,6 +83,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from reach.models.block import RigidBlock
+
 __all__ = [
     "ZenoBlock",
     "ZenoTrajectory",
@@ -96,24 +98,8 @@ PENDULUM_A, IMPACT_B, PENDULUM_B, IMPACT_A, REST = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
-class ZenoBlock:
-    """Rigid block of the Zeno example (paper §4.3); corners A (left), B (right)."""
-
-    width: float = 1.0
-    height: float = 2.0
-    mass: float = 1.0
-    mu: float = 1.0
-    gravity: float = 9.81
-
-    @property
-    def inertia(self) -> float:
-        """Moment of inertia about the centre, ``m (w² + h²) / 12``."""
-        return self.mass * (self.width**2 + self.height**2) / 12.0
-
-    @property
-    def mass_matrix(self) -> np.ndarray:
-        """``M = diag(m, m, I)``, shape (3, 3)."""
-        return np.diag([self.mass, self.mass, self.inertia])
+class ZenoBlock(RigidBlock):
+    """Rigid block of the Zeno example (paper §4.3); corners A (left), B (right): :class:`~reach.models.block.RigidBlock`."""
 
     @property
     def arm(self) -> float:

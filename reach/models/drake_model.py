@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from reach.models.block import RigidBlock
+
 try:
     from pydrake.geometry import SceneGraph  # noqa: F401 (checks the extra is there)
     from pydrake.math import RigidTransform
@@ -176,9 +178,10 @@ _FLOOR = ('<link name="floor"><collision name="floor"><pose>0 0 -0.5 0 0 0</pose
           '<joint name="floor_weld" type="fixed"><parent>world</parent><child>floor</child></joint>')
 
 
-def block_sdf(*, spatial=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=1.0, drop_height=0.01,
-              foot_radius=1e-3, proximity=None):
+def block_sdf(block=None, *, spatial=False, depth=None, foot_radius=1e-3, proximity=None):
     """The project's rocking block in SDFormat at touchdown (see :func:`reach.models.mujoco_model.block_mjcf`).
+
+    ``block`` is a :class:`~reach.models.block.RigidBlock` (default: the paper's).
 
     The block touches a floor plane z = 0 through spheres of ``foot_radius`` whose
     bottoms are exactly its bottom corners (A, B planar; A-D spatial), the box
@@ -196,8 +199,10 @@ def block_sdf(*, spatial=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=
         the plant's coordinates: planar ``[x, z, theta]``; spatial Drake's
         ``[qw, qx, qy, qz, x, y, z]`` and ``[w_W, v_W]``.
     """
+    block = RigidBlock() if block is None else block
+    width, height, mass, mu = block.width, block.height, block.mass, block.mu
     depth = (width if spatial else 0.5 * width) if depth is None else depth
-    v0 = float(np.sqrt(2.0 * 9.81 * drop_height))
+    v0 = block.drop_speed
     inertia = (mass * (depth**2 + height**2) / 12.0, mass * (width**2 + height**2) / 12.0,
                mass * (width**2 + depth**2) / 12.0)
     ys = (-0.5 * depth, 0.5 * depth) if spatial else (0.0,)
@@ -208,7 +213,7 @@ def block_sdf(*, spatial=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=
         raise ValueError(f"`proximity` needs one dict per foot ({len(corners)}); got {len(proximity)}.")
     feet = "".join(_sphere(f"foot{label}", foot_radius, (x, y, -0.5 * height + foot_radius), mu, props)
                    for label, (x, y), props in zip(labels, corners, proximity))
-    block = f'<link name="block"><pose>0 0 {0.5 * height:.17g} 0 0 0</pose>{_inertial(mass, inertia)}{feet}</link>'
+    link = f'<link name="block"><pose>0 0 {0.5 * height:.17g} 0 0 0</pose>{_inertial(mass, inertia)}{feet}</link>'
     if spatial:
         joints = ""
         q = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5 * height])
@@ -222,11 +227,11 @@ def block_sdf(*, spatial=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=
                   '<axis><xyz>0 0 1</xyz></axis></joint>'
                   '<joint name="theta" type="revolute"><parent>slider_z</parent><child>block</child>'
                   '<axis><xyz>0 -1 0</xyz></axis></joint>')
-        block = block.replace(f"<pose>0 0 {0.5 * height:.17g} 0 0 0</pose>", "", 1)
+        link = link.replace(f"<pose>0 0 {0.5 * height:.17g} 0 0 0</pose>", "", 1)
         q = np.array([0.0, 0.5 * height, 0.0])
         v = np.array([0.0, -v0, 0.0])
     sdf = (f'<?xml version="1.0"?><sdf version="1.9" xmlns:drake="{_DRAKE}"><model name="rocking_block">'
-           f'{block}{joints}'
+           f'{link}{joints}'
            f'{_FLOOR.format(friction=_friction(mu))}</model></sdf>')
     return sdf, q, v
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from reach.models.block import RigidBlock
+
 try:
     import mujoco
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -176,12 +178,13 @@ class raised_margins:
         return False
 
 
-def block_mjcf(*, spatial=False, feet=False, width=1.0, height=2.0, depth=None, mass=1.0, mu=1.0,
-               drop_height=0.01, foot_radius=1e-3):
+def block_mjcf(block=None, *, spatial=False, feet=False, depth=None, foot_radius=1e-3):
     """The project's rocking block (scenario ``rocking-block``) in MJCF, at touchdown.
 
     Parameters
     ----------
+    block : RigidBlock, optional
+        Its size, mass, friction and drop (default :class:`~reach.models.block.RigidBlock`'s, the paper's).
     spatial : bool
         False: the planar block, joints slide x, slide z, hinge about ``-y``
         (so that ``theta`` is the planar modeller's counter-clockwise angle in
@@ -191,7 +194,7 @@ def block_mjcf(*, spatial=False, feet=False, width=1.0, height=2.0, depth=None, 
         Contact through small spheres at the bottom corners (one geom per
         contact: per-contact stiffness), the box itself not colliding.  The
         sphere bottoms are exactly the corners.
-    width, height, depth, mass, mu, drop_height, foot_radius : float
+    depth, foot_radius : float
         ``depth`` is the box's y size (default 0.5 planar -- it has no effect
         there -- and ``width`` spatial).  The inertia about y is
         ``m (w^2 + h^2) / 12`` as in the planar scenario.
@@ -201,10 +204,12 @@ def block_mjcf(*, spatial=False, feet=False, width=1.0, height=2.0, depth=None, 
     xml : str
     qpos, qvel : ndarray
         Touchdown: bottom face on the floor z = 0, falling at
-        ``sqrt(2 g drop_height)``, g = 9.81.
+        ``sqrt(2 g drop_height)``.
     """
+    block = RigidBlock() if block is None else block
+    width, height, mass, mu = block.width, block.height, block.mass, block.mu
     depth = (width if spatial else 0.5 * width) if depth is None else depth
-    v0 = float(np.sqrt(2.0 * 9.81 * drop_height))
+    v0 = block.drop_speed
     if spatial:
         joints = '<freejoint name="root"/>'
         qpos = np.array([0.0, 0.0, 0.5 * height, 1.0, 0.0, 0.0, 0.0])

@@ -7,6 +7,7 @@ pytest.importorskip("pydrake", reason="Drake is not installed (pip install 'reac
 
 from reach import sample_post_impact_set  # noqa: E402
 from reach.analysis.compare.drake import SapSettings, simulate_sap, sweep  # noqa: E402
+from reach.models.block import RigidBlock  # noqa: E402
 from reach.models.drake import block_sdf, impact_from_drake, load_plant  # noqa: E402
 
 
@@ -57,7 +58,7 @@ def test_sweep_reports_distances_and_named_outcomes(block):
 
 
 def block_problem_other():
-    sdf, q, v = block_sdf(mu=0.5)
+    sdf, q, v = block_sdf(RigidBlock(mu=0.5))
     system = load_plant(sdf)
     return impact_from_drake(system.plant, system.context(q, v)).problem
 

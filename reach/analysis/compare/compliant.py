@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from reach.models.block import RigidBlock
 from reach.analysis.compare.regions import Containment, Coverage, containment, coverage, set_region  # noqa: F401
 
 __all__ = [
@@ -76,32 +77,12 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CompliantBlock:
-    """The rocking block with Kelvin–Voigt contact at its bottom corners."""
+class CompliantBlock(RigidBlock):
+    """The rocking block (:class:`~reach.models.block.RigidBlock`) with Kelvin–Voigt contact at its bottom corners."""
 
-    width: float = 1.0
-    height: float = 2.0
-    mass: float = 1.0
-    mu: float = 1.0
-    gravity: float = 9.81
     zeta: float = 5.0
     epsilon: float = 1e-10
     min_stiffness: float = 1e6
-    drop_height: float = 0.01
-
-    @property
-    def inertia(self) -> float:
-        return self.mass * (self.width**2 + self.height**2) / 12.0
-
-    @property
-    def drop_speed(self) -> float:
-        """``v₀ = sqrt(2 g · drop_height)``."""
-        return math.sqrt(2.0 * self.gravity * self.drop_height)
-
-    @property
-    def corners(self) -> np.ndarray:
-        """Body-frame corner offsets from the centre, rows A and B, shape (2, 2)."""
-        return np.array([[-0.5 * self.width, -0.5 * self.height], [0.5 * self.width, -0.5 * self.height]])
 
     def offsets(self, theta: float) -> np.ndarray:
         """World-frame corner offsets ``d_i = R(θ) c_i``, shape (2, 2)."""
