@@ -22,6 +22,7 @@ same seed gives the same propagation.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -258,9 +259,8 @@ def _flow_branches(system, settings, carried, guard):
     return hits, ended
 
 
-def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, seed=0, resolution=0.01,
-              resolution_q=1e-3, max_branches=16, t_max=5.0, law=None, guard=None, n_jobs=1, progress=False,
-              checkpoint=None, resume=False):
+def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, progress=False, checkpoint=None,
+              resume=False, **fields):
     """The sets of states at K successive impacts from ``(q0, v0)`` (see the module docstring).
 
     Parameters
@@ -269,6 +269,10 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
         The system, with its controller as its applied force.
     q0, v0 : array_like
         The initial state (a state just after an impact, or any state in flight).
+    settings : PropagationSettings, optional
+        How to sample, thin and flow; any of its fields given by name
+        (``**fields``: ``impacts=4, budget=512, ...``) overrides it.  ``impacts``
+        is required one way or the other.
     impacts : int
         K.
     budget, h, max_steps : int, float, int
@@ -294,16 +298,14 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
     -------
     Propagation
     """
-    settings = PropagationSettings(impacts=impacts, budget=budget, h=h, max_steps=max_steps, seed=seed,
-                                   resolution=resolution, resolution_q=resolution_q, max_branches=max_branches,
-                                   t_max=t_max, law="set" if law is None else getattr(law, "__name__", "law"))
+    settings = _settings(settings, fields, law)
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
     carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
     if checkpoint is not None:
         carried = _open_checkpoint(out, checkpoint, resume) or carried
     from tqdm.auto import tqdm
-    for k in tqdm(range(len(out.impacts) + 1, impacts + 1), disable=not progress, desc="impacts", leave=False):
+    for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="impacts", leave=False):
         hits, ended = _flow_branches(system, settings, carried, guard)
         if not hits:
             out.ended = ended
@@ -321,8 +323,8 @@ def propagate(system, q0, v0, *, impacts, budget=2 ** 9, h=None, max_steps=20, s
             out.ended = ended
             break
         record = _record(k, rows, ended)
-        states = np.hstack([record.q[record.branch] / resolution_q, record.v / resolution])
-        record.carried, record.radius = cover(states, 1.0, max_branches)
+        states = np.hstack([record.q[record.branch] / settings.resolution_q, record.v / settings.resolution])
+        record.carried, record.radius = cover(states, 1.0, settings.max_branches)
         for j in record.carried:
             b, sample = int(record.branch[j]), int(record.sample[j])
             record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
@@ -342,6 +344,19 @@ def _carried(system, record):
         tols.append(1e-6 * float(np.max(np.abs(geometry.Jn[rows] @ record.v_pre[b]))))
     return [(record.t[record.branch[j]], record.q[record.branch[j]], record.v[j], tols[record.branch[j]])
             for j in record.carried]
+
+
+def _settings(settings, fields, law):
+    """:func:`propagate`'s settings: ``settings`` (or the defaults) with ``fields`` over it; unknown names refused."""
+    names = {f.name for f in dataclasses.fields(PropagationSettings)} - {"law"}
+    unknown = sorted(set(fields) - names)
+    if unknown:
+        raise TypeError(f"propagate() got unknown settings {unknown}; PropagationSettings has {sorted(names)}.")
+    base = {} if settings is None else {k: getattr(settings, k) for k in names}
+    chosen = {**base, **fields}
+    if "impacts" not in chosen:
+        raise TypeError("propagate() needs `impacts` (or a `settings` with them).")
+    return PropagationSettings(**chosen, law="set" if law is None else getattr(law, "__name__", "law"))
 
 
 def _open_checkpoint(out, checkpoint, resume):

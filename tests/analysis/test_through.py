@@ -195,3 +195,19 @@ def test_a_single_set_checks_like_a_propagation_planar_and_spatial():
     (report,) = check(SetPropagation(result), cost=lambda o: o.contact_velocities[0, 0])
     assert report.worst_value == pytest.approx(np.max(spatial.contact_velocities(result.velocities)[:, 0, 0]))
     assert report.replayed is True
+
+
+def test_propagate_takes_a_settings_object_and_refuses_unknown_names():
+    from reach.analysis.propagate import PropagationSettings
+
+    example = scenarios.lookup("rocking-block", "trajectory")
+    by_name = propagate(example.system, example.q0, example.v0, impacts=1, budget=32, max_branches=2,
+                        guard=example.guard)
+    settings = PropagationSettings(impacts=5, budget=32, max_branches=2)
+    by_object = propagate(example.system, example.q0, example.v0, settings=settings, impacts=1, guard=example.guard)
+    assert by_object.settings == by_name.settings
+    np.testing.assert_array_equal(by_object.impacts[0].v, by_name.impacts[0].v)
+    with pytest.raises(TypeError, match=r"unknown settings \['budgets'\]"):
+        propagate(example.system, example.q0, example.v0, impacts=1, budgets=32)
+    with pytest.raises(TypeError, match="needs `impacts`"):
+        propagate(example.system, example.q0, example.v0)
