@@ -19,7 +19,7 @@ Layers, each importing only those before it:
 from reach.version import __version__
 from reach.problem import ImpactProblem
 from reach.result import PostImpactSet, SetStatus
-from reach.sampler import sample_post_impact_set
+from reach.sets.build import sample_post_impact_set
 from reach.settings import SamplingSettings
 
 __all__ = ["ImpactProblem", "PostImpactSet", "SamplingSettings", "SetStatus", "sample_post_impact_set",

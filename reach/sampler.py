@@ -1,6 +1,6 @@
-"""Sampling the post-impact set (paper Algorithm 2): the Python layer over :mod:`reach.kernels.routh`.
+"""The sampling engine (paper Algorithm 2): the Python layer over :mod:`reach.kernels.routh`.
 
-:func:`sample_post_impact_set` draws the per-step caps ``p`` from a scrambled
+:func:`run_sampling` draws the per-step caps ``p`` from a scrambled
 Sobol sequence (as the published code did) or from counter-based uniforms
 over ``[0, 1]^(m N)``, cuts the index range into chunks, runs the jitted
 kernel on each chunk — serially, on local processes (loky) or threads (joblib), or on a
@@ -14,8 +14,9 @@ trimmed to the steps actually taken.
 
 Long runs can write a checkpoint directory (one atomically written file per
 finished chunk plus a manifest) and resume from it; see
-:mod:`reach.checkpoint`.  :func:`sample_adaptive` samples in rounds until
-new samples stop landing outside the current set.
+:mod:`reach.checkpoint`.  The public entry points, which add the completeness
+estimate, are above it: :func:`reach.sets.build.sample_post_impact_set` and
+:func:`reach.sets.build.sample_adaptive`.
 """
 
 from __future__ import annotations
@@ -29,18 +30,18 @@ from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, C
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.caps import draw_caps, draw_caps_at
-from reach.choice import AUTO_EXACT_CONTACTS, auto_choice, resolve_choice
+from reach.choice import AUTO_EXACT_CONTACTS, resolve_choice
 from reach.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
 from reach.problem import ImpactProblem
 from reach.sampling.plan import plan_run
-from reach.settings import SamplingSettings, check_integer
+from reach.settings import check_integer
 from reach.step import kernel_data, step_options
 from reach.sampling.executors import BACKENDS, make_executor
 from reach.workers import auto_jobs
 
-__all__ = ["sample_post_impact_set", "sample_adaptive", "run_sampling", "RUN_OPTIONS", "SETTING_OPTIONS", "draw_caps", "draw_caps_at", "run_chunk",
+__all__ = ["run_sampling", "draw_caps", "draw_caps_at", "run_chunk",
            "BACKENDS", "CAP_BUDGET", "resolve_choice", "AUTO_EXACT_CONTACTS", "EXACT_MAX_CONTACTS"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
@@ -181,138 +182,11 @@ def _check_execution(n_jobs, backend, checkpoint, resume):
         raise ValueError("`resume=True` needs a `checkpoint` directory.")
 
 
-#: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
-RUN_OPTIONS = {"n_jobs": 1, "backend": "loky", "scheduler": None, "checkpoint": None, "resume": False,
-               "keep_checkpoint": False, "completeness": True, "progress": False, "keep_caps": False}
-#: The :class:`~reach.settings.SamplingSettings` fields an option may set (the others are arguments).
-SETTING_OPTIONS = ("eps", "seed", "sequence", "caps", "strategy", "solution_choice", "keep_paths", "chunk_size")
-
-
-def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
-    """Approximate the post-impact velocity set of ``problem`` (paper Algorithm 2).
-
-    Parameters
-    ----------
-    problem : ImpactProblem
-    n_samples : int
-        Number of trajectories M.
-    h : float
-        Step size (cap on each contact's normal impulse per step).
-    max_steps : int
-        Trajectory length N.
-    settings : SamplingSettings, optional
-        Sampling settings to start from (their own ``n_samples``, ``h`` and
-        ``max_steps`` give way to the arguments, and their ``eps`` too where
-        their ``h`` differs: it defaults to ``h / 10``); any option that names
-        one of :data:`SETTING_OPTIONS` overrides its field.
-    executor : reach.sampling.executors.Executor, optional
-        Where the chunks run (:func:`reach.sampling.executors.make_executor`);
-        instead of ``n_jobs``, ``backend`` and ``scheduler``.
-    **options
-        Settings fields and run options, by name; anything else is a TypeError.
-    eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
-        See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
-        (default) spends three quarters of the budget pushing out from the set's edges
-        (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
-        ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
-        and recorded in the result's settings; what decided it in
-        ``metadata["auto_choice"]`` (:func:`reach.choice.auto_choice`).
-    n_jobs : int or "auto"
-        Parallel workers (joblib convention: -1 = all cores), capped at the
-        cores and at the chunks.  ``"auto"``: one core when a pilot of
-        :data:`~reach.workers.PILOT_SAMPLES` samples puts the whole run under
-        :data:`~reach.workers.AUTO_SERIAL_SECONDS` there (starting worker processes costs
-        about as much), all cores otherwise; ``metadata["workers"]`` and
-        ``metadata["serial_estimate_seconds"]`` record the choice.  The
-        result does not depend on it.
-    backend : {"loky", "threading", "dask", "serial"}
-        ``"dask"`` runs the chunks on a dask.distributed cluster through
-        joblib's Dask backend: pass ``scheduler`` (an address such as
-        ``"tcp://10.0.0.5:8786"`` or a ``Client``) or have a Client running.
-    checkpoint : path, optional
-        Directory for a checkpoint: each finished chunk is written there
-        atomically, so an interrupted run (Ctrl-C, a crash) can continue.
-    resume : bool
-        Continue from ``checkpoint`` (its problem and settings must match).
-        Without it, an existing checkpoint is an error, never silently reused
-        or overwritten.
-    keep_checkpoint : bool
-        Leave the checkpoint in place after the run (remove it yourself once
-        the result is saved, as ``reach run`` does); by default it is removed
-        when the result has been built.
-    completeness : bool or int
-        Run the held-out search of :mod:`reach.completeness` after the set
-        (1/8 of the budget, or this many samples if an int) and store its
-        estimate in ``metadata["completeness"]`` (shown by ``summary()``).
-    progress : bool
-        Show a progress bar (tqdm) over samples.
-    keep_caps : bool
-        Keep the directed children's caps (2 bytes per cap) on the result, so
-        that any sample can be replayed alone (:func:`witness_caps`,
-        :func:`replay_sample`).
-
-    Returns
-    -------
-    PostImpactSet
-        ``.velocities`` holds the kept (non-colliding) outcomes; per-sample
-        arrays (``.all_velocities``, ``.lcp_solves``, ``.terminated``,
-        ``.kept``) cover every sample; ``.success``, ``.status`` and
-        ``.message`` say how the run went.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from reach import ImpactProblem, sample_post_impact_set
-    >>> block = ImpactProblem(np.diag([1, 1, 5 / 12]), [[0, 1, -0.5], [0, 1, 0.5]],
-    ...                       [[1, 0, 1], [1, 0, 1]], 1.0, [0, -0.4429, 0])
-    >>> result = sample_post_impact_set(block, 256, h=0.3, max_steps=10)
-    >>> result.success, bool(np.all(result.contact_velocities()[:, :, 0] >= -1e-9))
-    (True, True)
-    """
-    fields, run = _split_options(options, settings, executor, h)
-    why = None
-    choice = fields.get("solution_choice", "auto")
-    if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
-        choice, why = auto_choice(problem, choice, h, max_steps)
-    elif choice == "auto":
-        choice = "random"
-    settings = SamplingSettings(n_samples, h, max_steps, **{**fields, "solution_choice": choice})
-    completeness = run.pop("completeness")
-    result = run_sampling(problem, settings, executor=executor, **run)
-    if why is not None:
-        result.metadata["auto_choice"] = why
-    if completeness is not False and len(result):
-        from reach.completeness import estimate_completeness
-
-        budget = None if completeness is True else check_integer("completeness", completeness, low=1)
-        result.metadata["completeness"] = estimate_completeness(
-            result, budget=budget, executor=executor, **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
-    return result
-
-
-def _split_options(options, settings, executor, h):
-    """``(settings fields, run options)`` of :func:`sample_post_impact_set`'s options; unknown names are a TypeError."""
-    unknown = sorted(set(options) - set(SETTING_OPTIONS) - set(RUN_OPTIONS))
-    if unknown:
-        raise TypeError(f"sample_post_impact_set() got unknown options {unknown}; it takes the settings "
-                        f"{', '.join(SETTING_OPTIONS)} and the run options {', '.join(RUN_OPTIONS)}.")
-    if executor is not None and {"n_jobs", "backend", "scheduler"} & set(options):
-        raise TypeError("give an `executor` or `n_jobs`/`backend`/`scheduler`, not both.")
-    if settings is not None and not isinstance(settings, SamplingSettings):
-        raise TypeError(f"`settings` must be a SamplingSettings; got {type(settings).__name__}.")
-    fields = {} if settings is None else {k: getattr(settings, k) for k in SETTING_OPTIONS}
-    if settings is not None and settings.h != h:
-        fields.pop("eps")  # the closing radius defaults to h / 10 of the run's own h
-    fields.update({k: v for k, v in options.items() if k in SETTING_OPTIONS})
-    run = {**RUN_OPTIONS, **{k: v for k, v in options.items() if k in RUN_OPTIONS}}
-    return fields, run
-
-
 def run_sampling(problem, settings, *, executor=None, n_jobs=1, backend="loky", scheduler=None, checkpoint=None,
                  resume=False, keep_checkpoint=False, progress=False, warn=True, keep_caps=False):
     """Run Algorithm 2 for validated ``settings``: check, allocate, run the chunks, wrap the result.
 
-    See :func:`sample_post_impact_set` for the arguments.
+    See :func:`reach.sets.build.sample_post_impact_set` for the arguments.
     """
     from reach.checkpoint import Checkpoint
     from reach.result import PostImpactSet
@@ -419,80 +293,3 @@ def _progress_bar(total, initial):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=initial, desc="sampling", unit="sample", unit_scale=True, leave=False)
-
-
-def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=4096, max_samples=2**22,
-                    n_jobs=1, backend="loky", scheduler=None, progress=False, **options):
-    """Sample with doubling budgets until a held-out search rarely lands farther than ``epsilon`` from the set.
-
-    Each round computes the set with the round's budget (``initial``, then
-    doubling) and runs the held-out search of :mod:`reach.completeness` (1/8
-    of the budget, a distribution the set is not built with).  The
-    probability ``p`` that a held-out outcome (thinned to one per cell of 0.4 %
-    of ``|vn0|``) lands farther than ``epsilon`` (contact-velocity coordinates)
-    from the set is estimated by the fraction that did; sampling stops when
-    the one-sided Clopper-Pearson upper bound of ``p`` at ``confidence`` falls
-    below ``1 - confidence``.  Unlike a rule that looks at the set's own new
-    samples, this one is not blind to regions the sampling distribution rarely
-    visits.
-
-    Parameters
-    ----------
-    epsilon : float
-        Resolution in contact-velocity coordinates (m/s).
-    confidence : float in (0, 1)
-    initial : int
-        Budget of the first round.
-    max_samples : int
-        Hard cap on a round's budget; the result records whether the criterion was met.
-    n_jobs, backend, scheduler, progress, **options
-        As for :func:`sample_post_impact_set` (``eps``, ``seed``, ``caps``, ``strategy``, ...).
-
-    Returns
-    -------
-    PostImpactSet
-        The last round's set, with ``metadata["adaptive"]``: per round the
-        budget, the held-out outcomes, how many landed farther than epsilon,
-        the estimate and its upper bound; and whether the criterion was met.
-    """
-    from scipy.stats import beta
-
-    from reach.completeness import (CELL, HELD_OUT_STRATEGY, closing_speed, held_out_settings, measure_gap,
-                                    thin_cells)
-    from reach.settings import check_positive_number
-
-    epsilon = check_positive_number("epsilon", epsilon)
-    if not 0 < confidence < 1:
-        raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
-    max_samples = check_integer("max_samples", max_samples, low=1)
-    initial = check_integer("initial", initial, low=1, high=max_samples)
-    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
-    why = None
-    if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
-        options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
-    rounds, met, n = [], False, initial
-    while True:
-        result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
-                                        **run, **options)
-        held = run_sampling(problem, held_out_settings(result.settings), warn=False, **run)
-        cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem))
-        d = np.atleast_1d(result.distance_to(cells)) if len(result) and len(cells) else np.zeros(0)
-        far, trials = int(np.count_nonzero(d > epsilon)), len(d)
-        upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
-        rounds.append({"samples": n, "held_out": trials, "far": far, "estimate": far / max(trials, 1),
-                       "upper_bound": upper})
-        if progress:
-            print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
-                  f"(upper bound {upper:.2e})")
-        met = upper < 1 - confidence
-        if met or 2 * n > max_samples:
-            break
-        n *= 2
-    if why is not None:
-        result.metadata["auto_choice"] = why
-    result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
-                                                  samples=held.settings.n_samples)
-    result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
-                                   "rounds": rounds, "met": met}
-    warn_if_thin(result)
-    return result

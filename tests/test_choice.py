@@ -148,7 +148,7 @@ def test_the_probe_does_not_depend_on_units():
 
 
 def test_adaptive_sampling_resolves_auto_once_and_records_why():
-    from reach.sampler import sample_adaptive
+    from reach.sets.build import sample_adaptive
 
     s = scenarios.get("rocking-block")
     p = lifted(s.problem)

@@ -57,6 +57,6 @@ def test_the_check_notices_a_missing_name(site, monkeypatch):
     """The check is not vacuous: drop one documented name from the inventory and it is reported."""
     check_api = _check_api()
     names = check_api.documented(site)
-    assert "reach.sampler.sample_post_impact_set" in names
-    monkeypatch.setattr(check_api, "documented", lambda html_dir: names - {"reach.sampler.sample_post_impact_set"})
-    assert check_api.missing(site) == ["reach.sample_post_impact_set", "reach.sampler.sample_post_impact_set"]
+    assert "reach.sets.build.sample_post_impact_set" in names
+    monkeypatch.setattr(check_api, "documented", lambda html_dir: names - {"reach.sets.build.sample_post_impact_set"})
+    assert check_api.missing(site) == ["reach.sample_post_impact_set", "reach.sets.build.sample_post_impact_set"]

@@ -10,7 +10,7 @@ import reach.sampler as sampler
 import reach.workers as workers
 from helpers import hand_compass_gait, hand_rocking_block
 from reach import PostImpactSet, sample_post_impact_set
-from reach.sampler import sample_adaptive
+from reach.sets.build import sample_adaptive
 from reach.sampling.plan import plan_run
 
 ARGS = dict(h=0.25, max_steps=5)

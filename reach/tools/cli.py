@@ -192,7 +192,7 @@ def _describe_plan(args, n_samples, h, N):
 def _sample(args, problem, h, N, n_samples, checkpoint, common):
     """The run itself: adaptive stopping with ``--epsilon``, else a fixed budget (checkpointed)."""
     from reach import sample_post_impact_set
-    from reach.sampler import sample_adaptive
+    from reach.sets.build import sample_adaptive
 
     if args.epsilon is not None:
         return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
