@@ -23,8 +23,7 @@ import numpy as np
 
 from reach.kernels import lcp as kernel_lcp
 from reach.kernels.enumeration import enumerate_kernel
-from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, SOLVED, STRICT_TIE_TOL, TABLEAU, make_work, scale_lcp, \
-    solve_scaled
+from reach.kernels.lcp import AUTO, DEFAULT_OPTIONS, REVISED, STRICT_TIE_TOL, TABLEAU, make_work, scale_lcp, solve_scaled
 from reach.kernels.verify import clip_and_measure
 
 __all__ = ["LCPStatus", "LCPResult", "LemkeWorkspace", "lemke", "METHODS", "lcp_residual", "all_solutions",
@@ -194,7 +193,7 @@ def lemke(M, q, *, max_pivots=None, covering=None, workspace=None, method="auto"
     z = np.zeros(n)
     w = np.zeros(n)
     status, pivots, res = solve_scaled(workspace.lcp, q, d, options, workspace.work, z, w)
-    if status != SOLVED:  # a near-tie taken as a tie can end a hair from the solution: once more, strict ties
+    if status != kernel_lcp.SOLVED:  # a near-tie taken as a tie can end a hair from the solution: once more, strict ties
         status, more, res = solve_scaled(workspace.lcp, q, d, options._replace(tie_tol=STRICT_TIE_TOL),
                                          workspace.work, z, w)
         pivots += more

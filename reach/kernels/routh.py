@@ -206,7 +206,7 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
             solves += 1
             if found and certified(data.lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0], opts):
                 apply_impulse(data.Minv_JbarT, m, work.z, v, v_next)
-                return 0, res, solves
+                return SOLVED, res, solves
     return status, res, solves
 
 

@@ -21,6 +21,8 @@ the executor or its worker count.
 
 from __future__ import annotations
 
+import os
+
 from reach.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
 
 __all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "make_executor", "BACKENDS"]
@@ -130,7 +132,7 @@ def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
     """
     if backend not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
-    workers = 1 if backend == "serial" else worker_count(n_jobs, range(limit or 2**62))
+    workers = 1 if backend == "serial" else worker_count(n_jobs, range(limit or os.cpu_count() or 1))
     if backend == "dask":
         return Dask(workers, scheduler)
     if workers == 1:

@@ -84,6 +84,7 @@ class UserFunction:
         self.function = function
         self.label = label
         self.answer = answer
+        self.shape = None  # a controller's: the force's shape, (nv,), set once the system is known
         self.__name__ = getattr(function, "__name__", label)
 
     def __call__(self, *args):
@@ -101,6 +102,9 @@ class UserFunction:
             array = np.asarray(value, dtype=float) if _numeric(value) else None
             if array is None:
                 raise UserCodeError(f"reach: {self.label} returned {value!r}, not an array of numbers.")
+            if self.shape is not None and array.shape != self.shape:
+                raise UserCodeError(f"reach: {self.label} returned shape {array.shape}; the system has "
+                                    f"{self.shape[0]} velocities, so a force of shape {self.shape}.")
             if not np.all(np.isfinite(array)):
                 raise UserCodeError(f"reach: {self.label} returned NaN or inf at t = {args[0]:g} s "
                                     f"({np.round(array, 6).tolist()}).")
@@ -120,9 +124,12 @@ def _example(name, controller):
 
     force = load_callable(controller, "--controller") if controller else None
     try:
-        return scenarios.lookup(name, "trajectory", force=force)
+        example = scenarios.lookup(name, "trajectory", force=force)
     except ValueError as exc:
         raise UsageError(f"reach: {exc}") from None
+    if force is not None:
+        force.shape = (example.system.nv,)
+    return example
 
 
 def cmd_trajectory(args):
@@ -151,8 +158,6 @@ def cmd_trajectory(args):
     except ValueError as exc:
         if "checkpoint" in str(exc):
             raise UsageError(f"reach: {exc}") from None
-        if args.controller and str(exc).startswith("`force`"):  # the dynamics refused the controller's answer
-            raise UserCodeError(f"reach: --controller {args.controller}: {exc}") from None
         raise
     print(format_propagation(example, result))
     save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})

@@ -24,6 +24,9 @@ USER_CODE = textwrap.dedent('''
     def nan_force(t, q, v):
         return np.full(3, np.nan)
 
+    def short_force(t, q, v):
+        return np.zeros(2)
+
     def says_none(outcome):
         return None
 
@@ -69,6 +72,7 @@ def test_trajectory_limits_are_the_apis_and_checked_at_the_cli(capsys, flag, lim
     ("boom", "--controller mine:boom raised ZeroDivisionError: my bug"),
     ("two_args", "--controller mine:two_args raised TypeError"),
     ("nan_force", "--controller mine:nan_force returned NaN or inf at t = "),
+    ("short_force", "--controller mine:short_force returned shape (2,); the system has 3 velocities"),
 ])
 def test_a_controller_that_fails_is_named_with_its_error(user_folder, capsys, function, expected):
     code, err = _run(capsys, ["trajectory", "rocking-block", "--impacts", "1", "--budget", "16",
