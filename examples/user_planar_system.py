@@ -16,7 +16,7 @@ import tempfile
 import numpy as np
 
 from reach.models.planar import PlanarModel
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 SLOPE = np.deg2rad(20.0)
 RADIUS = 0.1

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from reach.models.planar import PlanarModel
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
-__all__ = ["Scenario", "build_scenario", "GRAVITY"]
+__all__ = ["Scenario", "About", "ImpactState", "Budget", "Mirror", "build_scenario", "GRAVITY"]
 
 #: Gravitational acceleration (m/s^2); y is up.
 GRAVITY = 9.81
@@ -101,21 +102,59 @@ class Scenario:
         return f"Scenario({self.name!r}, nv={self.nv}, contacts={list(self.contact_labels)})"
 
 
-def build_scenario(*, name, title, description, model, q, v, mu, contacts, h, N, n_samples, notes,
-                   mirror=None, mirror_contacts=None, arrows=(), parameters=None):
-    """Assemble a :class:`Scenario`, building its problem and freezing its arrays."""
-    q = np.array(q, dtype=float)
-    v = np.array(v, dtype=float)
+class About(NamedTuple):
+    """What a scenario is called and what the paper expects of it."""
+
+    name: str          # CLI name, e.g. "rocking-block"
+    title: str         # human-readable title
+    description: str   # one line for `reach list`
+    notes: str         # the paper's expected outcomes
+
+
+class ImpactState(NamedTuple):
+    """The impact: a planar model at configuration ``q`` with pre-impact velocity ``v``, and which contacts strike."""
+
+    model: PlanarModel
+    q: object          # (nq,) configuration at impact
+    v: object          # (nv,) pre-impact generalized velocity
+    mu: object         # friction coefficient, one for all contacts or one each
+    contacts: tuple    # model contact names, in the paper's order
+
+
+class Budget(NamedTuple):
+    """The paper's sampling budget: Routh step size ``h`` (N s), steps ``N`` and samples ``n_samples``."""
+
+    h: float
+    N: int
+    n_samples: int
+
+
+class Mirror(NamedTuple):
+    """A mirror symmetry: ``matrix`` maps a velocity to its image; contact i maps to ``contacts[i]``."""
+
+    matrix: object
+    contacts: tuple
+
+
+def build_scenario(about, impact, budget, *, mirror=None, arrows=(), parameters=None):
+    """Assemble a :class:`Scenario` from its :class:`About`, :class:`ImpactState` and :class:`Budget`.
+
+    Builds its problem (contacts labelled ``"A", "B", ...``) and freezes its arrays.
+    """
+    model, contacts = impact.model, impact.contacts
+    q = np.array(impact.q, dtype=float)
+    v = np.array(impact.v, dtype=float)
     labels = tuple(chr(ord("A") + i) for i in range(len(contacts)))
-    mu = np.broadcast_to(np.asarray(mu, dtype=float), (len(contacts),)).copy()
+    mu = np.broadcast_to(np.asarray(impact.mu, dtype=float), (len(contacts),)).copy()
     problem = model.impact_problem(q, v, mu, contacts=list(contacts), names=labels)
+    matrix, mirror_contacts = None, None
     if mirror is not None:
-        mirror = np.array(mirror, dtype=float)
-        mirror.setflags(write=False)
-        mirror_contacts = tuple(int(i) for i in mirror_contacts)
+        matrix = np.array(mirror.matrix, dtype=float)
+        matrix.setflags(write=False)
+        mirror_contacts = tuple(int(i) for i in mirror.contacts)
     for arr in (q, v, mu):
         arr.setflags(write=False)
-    return Scenario(name=name, title=title, description=description, model=model, q=q, v=v, mu=mu,
-                    contacts=tuple(contacts), contact_labels=labels, problem=problem, h=float(h), N=int(N),
-                    n_samples=int(n_samples), notes=notes, mirror=mirror, mirror_contacts=mirror_contacts,
-                    arrows=tuple(arrows), parameters=dict(parameters or {}))
+    return Scenario(name=about.name, title=about.title, description=about.description, model=model, q=q, v=v,
+                    mu=mu, contacts=tuple(contacts), contact_labels=labels, problem=problem, h=float(budget.h),
+                    N=int(budget.N), n_samples=int(budget.n_samples), notes=about.notes, mirror=matrix,
+                    mirror_contacts=mirror_contacts, arrows=tuple(arrows), parameters=dict(parameters or {}))

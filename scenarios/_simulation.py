@@ -21,7 +21,7 @@ class Simulation:
     Attributes
     ----------
     name, title, description : str
-    system : reach.dynamics.Dynamics
+    system : reach.problem.dynamics.Dynamics
     q0, v0 : ndarray
     t_end : float
         Default end time (s).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 NAME = "billiards"
 R_AB = 1.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar import PlanarModel
-from scenarios._base import build_scenario
+from scenarios._base import About, Budget, ImpactState, build_scenario
 
 NAME = "box-wall"
 SIDE, MASS, MU = 1.0, 1.0, 1.0
@@ -54,15 +54,20 @@ def scenario():
     q, low, right = initial_configuration(model)
     v = np.array([SPEED, 0.0, 0.0])
     return build_scenario(
-        name=NAME,
-        title="Box and wall",
-        description="1 m box sliding on one corner (10 deg) into a wall at 1 m/s (2 contacts: floor, wall; mu=1)",
-        model=model, q=q, v=v, mu=MU,
-        contacts=(f"box.{low}|floor", f"box.{right}|wall"),
-        h=2.0, N=5, n_samples=2 ** 18,
-        notes=("Simultaneous (Anitescu-Potra): the box comes to rest.  B first, then A: A keeps "
-               "sliding and B lifts off the wall.  The set holds both, their convex combinations, "
-               "outcomes where A slides faster and ones where B slides instead of sticking or lifting."),
+        About(
+            name=NAME,
+            title="Box and wall",
+            description="1 m box sliding on one corner (10 deg) into a wall at 1 m/s (2 contacts: floor, wall; mu=1)",
+            notes=("Simultaneous (Anitescu-Potra): the box comes to rest.  B first, then A: A keeps "
+                   "sliding and B lifts off the wall.  The set holds both, their convex combinations, "
+                   "outcomes where A slides faster and ones where B slides instead of sticking or lifting.")),
+        ImpactState(
+            model=model,
+            q=q,
+            v=v,
+            mu=MU,
+            contacts=(f"box.{low}|floor", f"box.{right}|wall")),
+        Budget(h=2.0, N=5, n_samples=2 ** 18),
         arrows=(("box", (0.0, 0.0), "v"),),
         parameters={"side": SIDE, "mass": MASS, "mu": MU, "tilt_deg": TILT_DEG, "speed": SPEED,
                     "floor_corner": low, "wall_corner": right},

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar import PlanarModel
-from scenarios._base import build_scenario
+from scenarios._base import About, Budget, ImpactState, build_scenario
 
 NAME = "compass-gait"
 LEG_LENGTH = 1.0
@@ -66,15 +66,21 @@ def scenario():
     hip = hip_velocity_for_trailing_foot_at_rest(model, q, rates)
     v = np.concatenate([hip, rates])
     return build_scenario(
-        name=NAME,
-        title="Compass gait",
-        description="compass-gait walker taking a wide (156 deg) step; trailing foot at rest (2 contacts, mu=5)",
-        model=model, q=q, v=v, mu=MU, contacts=CONTACTS,
-        h=0.25, N=5, n_samples=2 ** 20,
-        notes=("Simultaneous (Anitescu-Potra) has three distinct outcomes: the leading foot A "
-               "sticks while the trailing foot B lifts off, slides, or sticks.  The set holds all "
-               "three and the intermediate velocities of B; oscillating impulses between the feet "
-               "can also let A slide or lift off while B keeps contact."),
+        About(
+            name=NAME,
+            title="Compass gait",
+            description="compass-gait walker taking a wide (156 deg) step; trailing foot at rest (2 contacts, mu=5)",
+            notes=("Simultaneous (Anitescu-Potra) has three distinct outcomes: the leading foot A "
+                   "sticks while the trailing foot B lifts off, slides, or sticks.  The set holds all "
+                   "three and the intermediate velocities of B; oscillating impulses between the feet "
+                   "can also let A slide or lift off while B keeps contact.")),
+        ImpactState(
+            model=model,
+            q=q,
+            v=v,
+            mu=MU,
+            contacts=CONTACTS),
+        Budget(h=0.25, N=5, n_samples=2 ** 20),
         arrows=(("hip", (0.0, 0.0), "v"),),
         parameters={"leg_length": LEG_LENGTH, "mass_from_hip": MASS_FROM_HIP, "leg_mass": LEG_MASS,
                     "stance_deg": STANCE_DEG, "omega": OMEGA, "mu": MU, "hip_velocity": hip.tolist()},

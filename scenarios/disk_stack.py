@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar import PlanarModel
-from scenarios._base import build_scenario
+from scenarios._base import About, Budget, ImpactState, Mirror, build_scenario
 
 NAME = "disk-stack"
 RADIUS, MASS = 1.0, 1.0
@@ -57,17 +57,23 @@ def scenario():
     v = np.zeros(9)
     v[7] = -SPEED
     return build_scenario(
-        name=NAME,
-        title="Disk stack",
-        description="disc dropped at 1 m/s onto two touching discs on the floor (5 contacts, mu=sqrt(3))",
-        model=model, q=q, v=v, mu=MU, contacts=CONTACTS,
-        h=1.0, N=10, n_samples=2 ** 20,
-        notes=("Simultaneous (Anitescu-Potra): the whole tower comes to rest.  The set adds outcomes "
-               "where the top disc stays in contact with only one lower disc while the other rolls "
-               "away or even lifts off the floor slightly; the top disc always keeps contact with at "
-               "least one lower disc, and one of those always stays on the floor.  The set is "
-               "mirror-symmetric (the paper doubled its samples with the mirror map)."),
-        mirror=mirror_map(), mirror_contacts=(1, 0, 3, 2, 4),
+        About(
+            name=NAME,
+            title="Disk stack",
+            description="disc dropped at 1 m/s onto two touching discs on the floor (5 contacts, mu=sqrt(3))",
+            notes=("Simultaneous (Anitescu-Potra): the whole tower comes to rest.  The set adds outcomes "
+                   "where the top disc stays in contact with only one lower disc while the other rolls "
+                   "away or even lifts off the floor slightly; the top disc always keeps contact with at "
+                   "least one lower disc, and one of those always stays on the floor.  The set is "
+                   "mirror-symmetric (the paper doubled its samples with the mirror map).")),
+        ImpactState(
+            model=model,
+            q=q,
+            v=v,
+            mu=MU,
+            contacts=CONTACTS),
+        Budget(h=1.0, N=10, n_samples=2 ** 20),
+        mirror=Mirror(matrix=mirror_map(), contacts=(1, 0, 3, 2, 4)),
         arrows=(("top", (0.0, 0.0), "v"),),
         parameters={"radius": RADIUS, "mass": MASS, "inertia": 0.5 * MASS * RADIUS ** 2, "mu": MU,
                     "speed": SPEED},

@@ -56,7 +56,7 @@ def collision(h=0.0025):
         The balls without gravity, for the time-stepper.
     """
     from reach.laws.trajectory import simulate
-    from reach.problem import ImpactProblem
+    from reach.problem.impact import ImpactProblem
 
     sim = simulation()
     index = sim.system.contact_names.index("ball2|ball1")

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from reach.models.planar import PlanarModel
-from scenarios._base import build_scenario
+from scenarios._base import About, Budget, ImpactState, build_scenario
 
 NAME = "ramone"
 
@@ -113,14 +113,20 @@ def scenario():
     trunk = trunk_velocity_for_trailing_foot_at_rest(model, q)
     v = np.array([trunk[0], trunk[1], TRUNK_RATE, 0.0, 0.0, 0.0, 0.0])
     return build_scenario(
-        name=NAME,
-        title="RAMone footfall",
-        description="5-link biped RAMone: leading foot strikes while the trailing foot rests (2 contacts, mu=1e5)",
-        model=model, q=q, v=v, mu=MU, contacts=CONTACTS,
-        h=1.0, N=10, n_samples=2 ** 20,
-        notes=("Simultaneous (Anitescu-Potra): the leading foot A sticks while the trailing foot B "
-               "may stick, slide or lift off.  The set reproduces these and scaled-down "
-               "intermediate outcomes; A stays in stiction throughout the impact."),
+        About(
+            name=NAME,
+            title="RAMone footfall",
+            description="5-link biped RAMone: leading foot strikes while the trailing foot rests (2 contacts, mu=1e5)",
+            notes=("Simultaneous (Anitescu-Potra): the leading foot A sticks while the trailing foot B "
+                   "may stick, slide or lift off.  The set reproduces these and scaled-down "
+                   "intermediate outcomes; A stays in stiction throughout the impact.")),
+        ImpactState(
+            model=model,
+            q=q,
+            v=v,
+            mu=MU,
+            contacts=CONTACTS),
+        Budget(h=1.0, N=10, n_samples=2 ** 20),
         arrows=(("pelvis", (0.0, 0.0), "v"),),
         parameters={"theta_deg": THETA_DEG, "alpha_l_deg": ALPHA_LEAD_DEG, "beta_l_deg": BETA_LEAD_DEG,
                     "alpha_t_deg": ALPHA_TRAIL_DEG, "y": float(q[1]), "beta_t_deg": float(np.rad2deg(q[6])),

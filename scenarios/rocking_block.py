@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.block import RigidBlock
-from scenarios._base import GRAVITY, build_scenario
+from scenarios._base import GRAVITY, About, Budget, ImpactState, Mirror, build_scenario
 
 NAME = "rocking-block"
 #: The paper's block: the one description MuJoCo, Drake, the Zeno and compliant models share.
@@ -35,15 +35,20 @@ def scenario():
     q = np.array([0.0, HEIGHT / 2.0, 0.0])
     v = np.array([0.0, -v0, 0.0])
     return build_scenario(
-        name=NAME,
-        title="Rocking block",
-        description="1x2 m block dropped flat from 1 cm: both bottom corners strike at once (2 contacts, mu=1)",
-        model=model, q=q, v=v, mu=MU,
-        contacts=("block.bottom_left|floor", "block.bottom_right|floor"),
-        h=0.3, N=10, n_samples=2 ** 14,
-        notes=("Outcomes include coming to rest, pivoting about either corner with the other "
-               "lifting off, and scaled-down versions in between; the set is mirror-symmetric."),
-        mirror=np.diag([-1.0, 1.0, -1.0]), mirror_contacts=(1, 0),
+        About(
+            name=NAME,
+            title="Rocking block",
+            description="1x2 m block dropped flat from 1 cm: both bottom corners strike at once (2 contacts, mu=1)",
+            notes=("Outcomes include coming to rest, pivoting about either corner with the other "
+                   "lifting off, and scaled-down versions in between; the set is mirror-symmetric.")),
+        ImpactState(
+            model=model,
+            q=q,
+            v=v,
+            mu=MU,
+            contacts=("block.bottom_left|floor", "block.bottom_right|floor")),
+        Budget(h=0.3, N=10, n_samples=2 ** 14),
+        mirror=Mirror(matrix=np.diag([-1.0, 1.0, -1.0]), contacts=(1, 0)),
         arrows=(("block", (0.0, 0.0), "v"),),
         parameters={"width": WIDTH, "height": HEIGHT, "mass": MASS, "inertia": BLOCK.inertia,
                     "mu": MU, "drop_height": DROP_HEIGHT, "v0": v0},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach import ImpactProblem
-from reach.lcp import lcp_residual
+from reach.problem.lcp import lcp_residual
 
 G = 9.81
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from helpers import assert_energy_non_increasing, assert_lcp_solution, random_problem
-from reach.lcp import LCPStatus
-from reach.sampler import resolve_choice
-from reach.step import kernel_data, mode_velocities, routh_step
+from reach.problem.lcp import LCPStatus
+from reach.sampling.choice import resolve_choice
+from reach.problem.step import kernel_data, mode_velocities, routh_step
 
 DRAWS = 24
 

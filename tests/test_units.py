@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import scenarios
 from helpers import random_problem
 from reach import ImpactProblem, sample_post_impact_set
-from reach.lcp import LCPStatus, lemke
-from reach.step import routh_step
+from reach.problem.lcp import LCPStatus, lemke
+from reach.problem.step import routh_step
 
 SCALES = [1e-8, 1e-3, 1e3, 1e8]
 

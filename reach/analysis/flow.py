@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import solve_ivp
 
-__all__ = ["flow", "FlowResult", "stance_from_velocity", "STICK"]
+__all__ = ["flow", "FlowOptions", "FlowResult", "stance_from_velocity", "STICK"]
 
 #: Mode of a sticking stance contact (sliding ones are +1 or -1: the sign of their sliding velocity).
 STICK = 0
@@ -189,8 +189,18 @@ def _consistent(system, dyn, t, q, v, stance, switches):
     return stance
 
 
-def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=1e-9, atol=1e-11,
-         rest_energy=1e-12, max_switches=100):
+class FlowOptions(NamedTuple):
+    """How :func:`flow` integrates: the stance constraints' Baumgarte gain (1/s), the integrator's
+    tolerances, the kinetic energy (J) below which the motion has stopped, and the most mode switches."""
+
+    baumgarte: float = 20.0
+    rtol: float = 1e-9
+    atol: float = 1e-11
+    rest_energy: float = 1e-12
+    max_switches: int = 100
+
+
+def flow(system, t0, q0, v0, stance, *, t_max, guard=None, options=FlowOptions()):
     """Flow ``system`` from ``(t0, q0, v0)`` with ``stance`` until the next impact, rest or ``t_max``.
 
     Parameters
@@ -204,13 +214,14 @@ def flow(system, t0, q0, v0, stance, *, t_max, guard=None, baumgarte=20.0, rtol=
         ``guard(q, v, name) -> bool``: whether a free contact reaching the
         ground at q is an impact (default always).  Free contacts touching at the
         start become impact candidates once they are :data:`REARM` above ground.
-    rest_energy : float
-        Kinetic energy (J) below which the motion has stopped.
+    options : FlowOptions
+        Tolerances and limits of the integration.
 
     Returns
     -------
     FlowResult
     """
+    baumgarte, rtol, atol, rest_energy, max_switches = options
     if system.contacts(np.asarray(q0, dtype=float)).tangent_dim != 1:
         raise ValueError("flow handles planar systems (one tangent per contact).")
     nq = system.nq

@@ -14,7 +14,7 @@ momentum: for velocities ``v``, ``|v|_M = sqrt(v^T M v)`` (the paper's
   an impulse at one contact never helps another one separate); friction, or a contact
   already at rest, changes that (the compass gait's set is a single outcome at some
   positive cosines and wide at others);
-* :func:`measure` -- any of them by name, from a :class:`~reach.result.PostImpactSet`.
+* :func:`measure` -- any of them by name, from a :class:`~reach.sets.result.PostImpactSet`.
 """
 
 from __future__ import annotations

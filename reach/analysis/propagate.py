@@ -4,7 +4,7 @@
 
 1. flows every carried state to its next impact (:func:`reach.analysis.flow.flow`,
    the impact located by event detection);
-2. builds that impact's :class:`~reach.problem.ImpactProblem` (the stance
+2. builds that impact's :class:`~reach.problem.impact.ImpactProblem` (the stance
    contacts and the ones that hit) and samples its post-impact set with a
    budget of samples (or applies a single-outcome ``law`` instead);
 3. pools the outcomes of every branch and carries forward a covering subset
@@ -29,8 +29,9 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.analysis.flow import flow, stance_from_velocity
-from reach.sampler import resolve_choice, run_sampling
-from reach.witness import replay_sample, witness_caps
+from reach.sampling.choice import resolve_choice
+from reach.sets.run import run_sampling
+from reach.sets.witness import replay_sample, witness_caps
 
 _UNKNOWN = "unknown"
 #: Stance tolerance (m/s) of the initial state: a touching contact slower than this is in stance.
@@ -210,7 +211,7 @@ class Propagation:
         return geometry.names, cv, np.array([name in record.contacts[b] for name in geometry.names])
 
     def _sampling(self, impact, branch, problem):
-        from reach.settings import SamplingSettings
+        from reach.sampling.settings import SamplingSettings
         s = self.settings
         h = s.h_of(problem)
         return SamplingSettings(n_samples=s.budget, h=h, max_steps=s.max_steps, seed=s.seed_of(impact, branch),

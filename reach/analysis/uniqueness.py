@@ -23,9 +23,9 @@ import numpy as np
 
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.routh_data import StepOptions, make_step_work
-from reach.lcp import all_solutions
-from reach.sampler import draw_caps
-from reach.step import kernel_data, mode_velocities, routh_step
+from reach.problem.lcp import all_solutions
+from reach.sampling.caps import draw_caps
+from reach.problem.step import kernel_data, mode_velocities, routh_step
 
 #: Spread of the random covering vectors, as the sampler draws them.
 COVERING_RATIO = StepOptions._field_defaults["covering_ratio"]

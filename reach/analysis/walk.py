@@ -31,8 +31,8 @@ import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS, follow_path, lemke_kernel
 from reach.kernels.routh_data import StepOptions
-from reach.lcp import VERIFY_TOL, lcp_residual
-from reach.step import kernel_data
+from reach.problem.lcp import VERIFY_TOL, lcp_residual
+from reach.problem.step import kernel_data
 
 __all__ = ["walk_solutions", "WALK_HOPS"]
 

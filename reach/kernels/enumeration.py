@@ -1,7 +1,7 @@
 """Complementary-basis enumeration for small LCPs, as Numba kernels.
 
 :func:`enumerate_kernel` tries every index set S of a small LCP (n <= ~20);
-:func:`reach.lcp.all_solutions` is its Python layer (the baselines and the
+:func:`reach.problem.lcp.all_solutions` is its Python layer (the baselines and the
 tests use it).
 :func:`first_solution_kernel` is the sampler's last resort: when no covering
 vector lets Lemke's method return a verified answer for a step (ill-conditioned
@@ -110,15 +110,17 @@ def enumerate_kernel(M, q, out, tol):
 
 
 @kernel
-def first_solution_kernel(lcp, q, qs, offset, verify_tol, members, A, b, x, z, w):
+def first_solution_kernel(lcp, q, qs, offset, verify_tol, work):
     """The first verified solution of LCP(M, q) over index sets ``offset, offset + 1, ...`` (mod 2^n).
 
     ``lcp`` is a :class:`reach.kernels.lcp.ScaledLCP` and ``qs = R q``;
     candidates ``z = C z_S`` are verified against the original ``M, q`` with
-    :func:`reach.kernels.verify.residual_kernel`.  ``members`` (int64), ``A`` (n, n),
-    ``b, x`` are work arrays.  Returns (found, residual); ``z, w`` hold the
-    solution when found.
+    :func:`reach.kernels.verify.residual_kernel`.  ``work`` holds the work
+    arrays (a :class:`reach.kernels.routh_data.StepWork`: ``members`` (int64),
+    ``A`` (n, n), ``b``, ``x``) and the answer ``z``, ``w``.  Returns (found,
+    residual); ``work.z``, ``work.w`` hold the solution when found.
     """
+    members, A, b, x, z, w = work.members, work.A, work.b, work.x, work.z, work.w
     n = q.shape[0]
     total = 1 << n
     for t in range(total):

@@ -25,7 +25,7 @@ above what a contact can take) would dominate.
 the answer (:mod:`reach.kernels.verify`); a failed check is a status, never
 hidden.  Everything works on buffers the caller passes in (:class:`LemkeWork`);
 tolerances come in one :class:`LemkeOptions` tuple.  The Python layer is
-:mod:`reach.lcp`.
+:mod:`reach.problem.lcp`.
 
 Status codes: 0 solved and verified, 1 ray, 2 pivot limit, 3 numerical
 (the final answer did not verify).
@@ -407,8 +407,7 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     if not tableau:
         for i in range(n):  # where the LU re-solve keeps the values of a singular basis
             work.T[i, 2 * n + 1] = work.x[i]
-    res = refine_and_verify(lcp.MT, lcp.MsT, q, qs, d, work.T, work.basis, z, w, lcp.row_scale,
-                            lcp.col_scale)
+    res = refine_and_verify(lcp, q, qs, d, work.T, work.basis, z, w)
     if not res <= opts.verify_tol:
         status = NUMERICAL
     return status, pivots, res

@@ -110,11 +110,14 @@ def _narrow(a, c, tol, lo, hi):
 
 
 @kernel(inline="always")
-def admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
+def admissible_along(W, m, modes, contacts, x, d, along, tol):
     """Whether some ``x + z d`` (any real z; only z = 0 unless ``along``) meets a mode assignment's inequalities.
 
-    Each inequality is affine in the impulses: along a line it bounds z on one side.
+    ``contacts`` is the step's ``(vn0, vt0, lam, mu)``: each contact's normal and
+    tangential velocity, cap and friction coefficient.  Each inequality is
+    affine in the impulses: along a line it bounds z on one side.
     """
+    vn0, vt0, lam, mu = contacts
     lo, hi = (-np.inf, np.inf) if along else (0.0, 0.0)
     for i in range(m):
         vn, vt, dn, dt = vn0[i], vt0[i], 0.0, 0.0
@@ -149,9 +152,9 @@ def admissible_along(W, m, modes, vn0, vt0, lam, mu, x, d, along, tol):
 
 
 @kernel(inline="always")
-def admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
-    """The inequalities of a mode assignment at its solution x."""
-    return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, x, False, tol)
+def admissible(W, m, modes, contacts, x, tol):
+    """The inequalities of a mode assignment at its solution x (``contacts``: ``(vn0, vt0, lam, mu)``)."""
+    return admissible_along(W, m, modes, contacts, x, x, False, tol)
 
 
 @kernel
@@ -279,13 +282,14 @@ def piece_point(inv, modes, m, vn0, vt0, lam, tol, b, x):
 
 
 @kernel
-def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x):
+def _singular_piece_holds(W, m, modes, pinv, null, contacts, tol, b, x):
     """Whether a singular piece (one null direction) holds a solution within ``tol``.
 
     Its equations have a solution only if ``b`` is orthogonal to the left
     null vector ``null[0]``; the solutions are then the line ``pinv @ b + z
     null[1]``, and the piece holds one if the line meets its inequalities.
     """
+    vn0, vt0, lam, _ = contacts
     _piece_rhs(modes, m, vn0, vt0, lam, b)
     k = 2 * m
     yb = 0.0
@@ -298,7 +302,7 @@ def _singular_piece_holds(W, m, modes, pinv, null, vn0, vt0, lam, mu, tol, b, x)
         for c in range(k):
             acc += pinv[r, c] * b[c]
         x[r] = acc
-    return admissible_along(W, m, modes, vn0, vt0, lam, mu, x, null[1], True, tol)
+    return admissible_along(W, m, modes, contacts, x, null[1], True, tol)
 
 
 @kernel(inline="always")
@@ -311,26 +315,31 @@ def uncapped(modes, m, lam):
 
 
 @kernel
-def maybe_non_unique(W, m, piece_modes, piece_inv, piece_null, vn0, vt0, lam, mu, tol, modes, b, x):
+def maybe_non_unique(data, contacts, tol, work):
     """Whether some negative or singular piece holds a solution (within ``tol``): the step may be non-unique.
 
     False certifies that the step has one solution (:func:`piece_signs`).
-    Contacts with a zero cap take no impulse, so only pieces that leave them
-    without one count.  A piece whose ``piece_null[p, 0, 0]`` is NaN is
-    negative (``piece_inv`` its inverse); the others are singular
-    (``piece_inv`` a pseudo-inverse, ``piece_null`` its left and right null
-    vectors).  ``modes``, ``b``, ``x`` are scratch.
+    ``contacts`` is the step's ``(vn0, vt0, lam, mu)``.  Contacts with a zero
+    cap take no impulse, so only pieces that leave them without one count.
+    The pieces are ``data``'s certificate (:func:`certificate_data`): a piece
+    whose ``piece_null[p, 0, 0]`` is NaN is negative (``piece_inv`` its
+    inverse); the others are singular (``piece_inv`` a pseudo-inverse,
+    ``piece_null`` its left and right null vectors).  ``work.members``,
+    ``work.b`` and ``work.x`` are scratch.
     """
+    W, m, lam = data.lcp.M, data.Jn.shape[0], contacts[2]
+    piece_modes, piece_inv, piece_null = data.piece_modes, data.piece_inv, data.piece_null
+    modes, b, x = work.members, work.b, work.x
     for p in range(piece_modes.shape[0]):
         for i in range(m):
             modes[i] = piece_modes[p, i]
         if uncapped(modes, m, lam):
             continue
         if np.isnan(piece_null[p, 0, 0]):
-            if piece_point(piece_inv[p], modes, m, vn0, vt0, lam, tol, b, x) and \
-                    admissible(W, m, modes, vn0, vt0, lam, mu, x, tol):
+            if piece_point(piece_inv[p], modes, m, contacts[0], contacts[1], lam, tol, b, x) and \
+                    admissible(W, m, modes, contacts, x, tol):
                 return True
-        elif _singular_piece_holds(W, m, modes, piece_inv[p], piece_null[p], vn0, vt0, lam, mu, tol, b, x):
+        elif _singular_piece_holds(W, m, modes, piece_inv[p], piece_null[p], contacts, tol, b, x):
             return True
     return False
 
@@ -398,9 +407,7 @@ def certified_unique(data, v, lam, work):
     """
     vn0, vt0, mu = work.q, work.z, work.w
     vscale = contact_data(data, v, vn0, vt0, mu)
-    m = data.Jn.shape[0]
-    return not maybe_non_unique(data.lcp.M, m, data.piece_modes, data.piece_inv, data.piece_null, vn0, vt0, lam,
-                                mu, CERTIFY_TOL * vscale, work.members, work.b, work.x)
+    return not maybe_non_unique(data, (vn0, vt0, lam, mu), CERTIFY_TOL * vscale, work)
 
 
 @kernel

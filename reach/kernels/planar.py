@@ -133,12 +133,13 @@ def next_tabled_piece(rows, nrows, cond, mask, first, stop, s, zero_mask, lam, t
 
 
 @kernel(inline="always")
-def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled):
+def piece_holds(W, inv, m, code, modes, contacts, tol, work, x, tabled):
     """Whether piece ``code`` holds a solution of the step within ``tol``; its impulses go into ``x``.
 
-    ``x`` comes from the piece's stored inverse (``inv``,
+    ``contacts`` is the step's ``(vn0, vt0, lam, mu)``.  ``x`` comes from the
+    piece's stored inverse (``inv``,
     :func:`~reach.kernels.modes.certificate_data`), or from solving its
-    equations where none are stored (``A``, ``b`` scratch).  ``tabled``: the
+    equations where none are stored (``work.A``, ``work.b`` scratch).  ``tabled``: the
     piece is known to meet its inequalities (:func:`next_tabled_piece`), only
     ``x`` is wanted.
 
@@ -148,6 +149,8 @@ def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled)
     those helpers the certified planar step ran 20-25 % slower (compass gait,
     0.86 against 1.05-1.13 us a step, measured with a scratch script).
     """
+    vn0, vt0, lam, mu = contacts
+    A, b = work.A, work.b
     rest = code
     for i in range(m):  # decode the modes, skip a piece that gives a contact capped at 0 an impulse, right side
         mode = rest % MODES
@@ -172,7 +175,7 @@ def piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, A, b, x, tabled)
         assemble(W, m, modes, vn0, vt0, lam, mu, A, b)
         if not solve_dense(A, b, x, k):
             return False
-    return tabled or admissible(W, m, modes, vn0, vt0, lam, mu, x, tol)
+    return tabled or admissible(W, m, modes, contacts, x, tol)
 
 
 @kernel(inline="always")
@@ -265,13 +268,13 @@ def piece_step(data, v, lam, opts, work, v_next):
         code = next_tabled_piece(rows, nrows, cond, pmask, start, total, sv, zero_mask, lam, tol)
         if code < 0:
             code = next_tabled_piece(rows, nrows, cond, pmask, 0, start, sv, zero_mask, lam, tol)
-        found = code >= 0 and piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, work.A, work.b, work.x,
+        found = code >= 0 and piece_holds(W, inv, m, code, modes, (vn0, vt0, lam, mu), tol, work, work.x,
                                           True)
     else:
         found = False
         for k in range(total):
             code = start + k if start + k < total else start + k - total
-            if piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, work.A, work.b, work.x, False):
+            if piece_holds(W, inv, m, code, modes, (vn0, vt0, lam, mu), tol, work, work.x, False):
                 found = True
                 break
     if found:
@@ -308,6 +311,7 @@ def mode_step(data, v, lam, opts, sample, step, work, v_next):
     sv = work.s
     zero_mask = _step_vector(m, vn0, vt0, lam, sv)
     total, code = MODES ** m, -1
+    contacts = (vn0, vt0, lam, mu)
     while True:
         if tabled:  # jump to the next piece that meets its inequalities
             code = next_tabled_piece(rows, nrows, cond, pmask, code + 1, total, sv, zero_mask, lam, tol)
@@ -317,7 +321,7 @@ def mode_step(data, v, lam, opts, sample, step, work, v_next):
             code += 1
             if code == total:
                 break
-        if not piece_holds(W, inv, m, code, modes, vn0, vt0, lam, mu, tol, work.A, work.b, x, tabled):
+        if not piece_holds(W, inv, m, code, modes, contacts, tol, work, x, tabled):
             continue
         if count == distinct.shape[0]:
             break
@@ -340,7 +344,7 @@ def mode_step(data, v, lam, opts, sample, step, work, v_next):
     if count == 0:
         return 0, False, 0.0
     pick = min(int(hashed_uniform(opts.seed, PICK_STREAM, sample, step) * count), count - 1)
-    piece_holds(W, inv, m, codes[pick], modes, vn0, vt0, lam, mu, tol, work.A, work.b, x, True)
+    piece_holds(W, inv, m, codes[pick], modes, contacts, tol, work, x, True)
     ok, res = verify_point(data, v, lam, modes, x, vn0, vt0, opts, work, v_next)
     if ok:
         work.piece[0] = codes[pick]

@@ -106,13 +106,17 @@ def _listed(nz, count, r):
 
 
 @kernel(inline="always")
-def _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, y):
+def _btran(file, i, y):
     """``y <- e_i^T B^-1``: row ``i`` of the basis inverse (the newest eta first).
 
+    ``file`` is the eta file, ``(etas, eta_row, eta_inv, count, binv, folded,
+    tmp, nz)``: the ``count`` etas since the last fold, the folded inverse
+    ``binv`` (if ``folded``), and scratch ``tmp`` and ``nz``.
     Each eta changes one entry of ``y`` (its pivot row), so ``y`` has at most
     one nonzero more per eta: the dot products run over the list of nonzeros
     (``nz``), ``O(k^2)`` for ``k`` etas instead of ``O(n k)``.
     """
+    etas, eta_row, eta_inv, count, binv, folded, tmp, nz = file
     n = y.shape[0]
     for j in range(n):
         y[j] = 0.0
@@ -144,7 +148,7 @@ def _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, y):
 @kernel
 def btran(work, i, y):
     """``y <- e_i^T B^-1``: row ``i`` of the inverse of the basis recorded in ``work``."""
-    _btran(work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, work.nz, i, y)
+    _btran((work.etas, work.eta_row, work.eta_inv, work.meta[0], work.binv, work.meta[1] != 0, work.r, work.nz), i, y)
 
 
 @kernel(inline="always")
@@ -221,9 +225,11 @@ def _least(a):
 
 
 @kernel(inline="always")
-def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
-                etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b):
+def _ratio_test(col, x, ratio, basis, sign, z0_index, tols, file, rows):
     """The row leaving for the entering column ``col`` (-1: a ray), and ``max |col|``; the tableau's ratio test.
+
+    ``tols`` is ``(sigma, pivot_tol, tie_tol)``; ``file`` the eta file (see
+    :func:`_btran`); ``rows`` two scratch rows of ``B^-1``.
 
     Candidates have ``sign * col[i]`` above the pivot threshold; each one's
     ratio is computed once, into ``ratio`` (infinite for the others), in a
@@ -231,6 +237,8 @@ def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
     chosen if present, else the lexicographic minimum of the rows of
     ``B^-1`` (BTRAN, on the first tie only) divided by their entries.
     """
+    sigma, pivot_tol, tie_tol = tols
+    row_a, row_b = rows
     n = x.shape[0]
     colmax = _abs_max(col)
     threshold = pivot_tol * max(colmax, 1e-300)
@@ -251,9 +259,9 @@ def _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
                 chosen = i
                 continue
             if not have_row:
-                _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, chosen, row_b)
+                _btran(file, chosen, row_b)
                 have_row = True
-            _btran(etas, eta_row, eta_inv, count, binv, folded, tmp, nz, i, row_a)
+            _btran(file, i, row_a)
             if lex_smaller(row_a, sign * col[i], row_b, sign * col[chosen], tie_tol):
                 chosen = i
                 for j in range(row_a.shape[0]):
@@ -337,8 +345,8 @@ def revised_lemke_kernel(MsT, qs, d, opts, work, z):
     while pivots < opts.max_pivots:
         _load_column(MsT, d, entering, col)
         _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col)
-        r, colmax = _ratio_test(col, x, ratio, basis, sign, z0_index, sigma, pivot_tol, tie_tol,
-                                etas, eta_row, eta_inv, count, binv, folded, tmp, nz, row_a, row_b)
+        r, colmax = _ratio_test(col, x, ratio, basis, sign, z0_index, (sigma, pivot_tol, tie_tol),
+                                (etas, eta_row, eta_inv, count, binv, folded, tmp, nz), (row_a, row_b))
         if pivots > 0 and (r < 0 or x[r] > zero):
             # degenerate exit: with z0 basic at zero the point is already complementary; pivot z0 out
             # on an entry of either sign, or stop where it stands (see lcp.follow_path)

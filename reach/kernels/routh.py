@@ -201,8 +201,7 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
             # enumeration: work.q and work.lemke.qs still hold this step's data
             m = data.Jn.shape[0]
             offset = int(hashed_uniform(opts.seed, FALLBACK_STREAM, sample, step) * (1 << n))
-            found, res = first_solution_kernel(data.lcp, work.q, work.lemke.qs, offset, opts.lemke.verify_tol,
-                                               work.members, work.A, work.b, work.x, work.z, work.w)
+            found, res = first_solution_kernel(data.lcp, work.q, work.lemke.qs, offset, opts.lemke.verify_tol, work)
             solves += 1
             if found and certified(data.lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0], opts):
                 apply_impulse(data.Minv_JbarT, m, work.z, v, v_next)

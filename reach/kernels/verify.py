@@ -1,6 +1,6 @@
 """Verification of LCP answers: residuals, refinement and re-solution of a final basis.
 
-Every answer of :func:`reach.lcp.lemke` is checked here against the original
+Every answer of :func:`reach.problem.lcp.lemke` is checked here against the original
 data.  The residual is the natural residual ``max_i |min(z_i, w_i)|`` taken in
 the equilibrated units of the problem (the Ruiz scaling under which rows and
 columns of M have unit size) and relative to ``q``.  A final basis is first
@@ -170,20 +170,21 @@ def _basis_solve(MsT, qs, d, T, basis, perm, r):
 
 
 @kernel
-def refine_and_verify(MT, MsT, q, qs, d, T, basis, z, w, row_scale, col_scale):
+def refine_and_verify(lcp, q, qs, d, T, basis, z, w):
     """Re-solve the final basis against the data, map back to the original space, verify.
 
-    ``Ms = R M C`` and ``qs = R q`` are the equilibrated data the tableau
-    ``T`` (final basis ``basis``) was built from; ``MT`` and ``MsT`` are the
-    transposes of ``M`` and ``Ms``.  The basic system is solved
+    ``lcp`` is a :class:`reach.kernels.lcp.ScaledLCP`: ``Ms = R M C`` and
+    ``qs = R q`` are the equilibrated data the tableau ``T`` (final basis
+    ``basis``) was built from; ``MT`` and ``MsT`` are the transposes of ``M``
+    and ``Ms``.  The basic system is solved
     afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
     only if that basis is singular).  Then ``z = C z_scaled`` is checked
     against the original ``M, q``: negatives are clipped to zero and the
     dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
     + q`` on exit.
     """
-    _basis_solve(MsT, qs, d, T, basis, z, w)
-    return verify_tableau(MT, q, T, basis, z, w, row_scale, col_scale)
+    _basis_solve(lcp.MsT, qs, d, T, basis, z, w)
+    return verify_tableau(lcp.MT, q, T, basis, z, w, lcp.row_scale, lcp.col_scale)
 
 
 @kernel

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from reach.laws.simultaneous import anitescu_potra_lcp, velocity_from
-from reach.lcp import lemke
+from reach.problem.lcp import lemke
 
 __all__ = ["sequential", "SequentialResult"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.lcp import LemkeWorkspace, all_solutions, lemke
+from reach.problem.lcp import LemkeWorkspace, all_solutions, lemke
 
 __all__ = ["simultaneous", "anitescu_potra_lcp", "velocity_from"]
 

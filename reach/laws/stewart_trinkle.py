@@ -19,7 +19,7 @@ impulse lies in the polyhedral cone and maximises dissipation.  Eliminating
 
 with the non-penetration constraint linearised about the current estimate
 ``q_hat`` of ``q^{l+1}`` (``d_hat`` is the velocity-space step from ``q^l`` to
-``q_hat``).  It is solved by :func:`reach.lcp.lemke` (jitted, verified against
+``q_hat``).  It is solved by :func:`reach.problem.lcp.lemke` (jitted, verified against
 the original data: the relative complementarity residual is at most 1e-9).
 
 Nonlinear geometry (paper section 3.6): ``q_hat`` starts at the explicit
@@ -39,9 +39,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.dynamics import select_contacts
-from reach.lcp import lemke
-from reach.problem import friction_directions_matrix
+from reach.problem.dynamics import select_contacts
+from reach.problem.lcp import lemke
+from reach.problem.impact import friction_directions_matrix
 
 __all__ = ["SteppingSettings", "StepResult", "TimeSteppingError", "stewart_trinkle_step",
            "friction_basis", "assemble_lcp"]
@@ -229,7 +229,7 @@ def _impulses(geometry, active, z, directions):
 
 
 def stewart_trinkle_step(system, t, q, v, settings, active=()):
-    """One Stewart--Trinkle step of ``system`` (a :class:`reach.dynamics.Dynamics`) from ``(q, v)`` at time t.
+    """One Stewart--Trinkle step of ``system`` (a :class:`reach.problem.dynamics.Dynamics`) from ``(q, v)`` at time t.
 
     Parameters
     ----------

@@ -108,7 +108,7 @@ def simulate(system, q0, v0, h, t_end, *, t0=0.0, settings=None, progress=False,
 
     Parameters
     ----------
-    system : reach.dynamics.Dynamics
+    system : reach.problem.dynamics.Dynamics
     q0, v0 : array_like
     h : float
         Step size (s).

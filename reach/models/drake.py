@@ -54,7 +54,7 @@ import numpy as np
 
 from reach.models.drake_model import DrakePlant, block_sdf, load_plant, sdf_from_mujoco, state_from_mujoco
 from reach.models.spatial import coincident_groups, contact_plane, tangent_basis
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 try:
     from pydrake.multibody.plant import CalcContactFrictionFromSurfaceProperties

@@ -86,7 +86,7 @@ import numpy as np
 from reach.models.mujoco_model import (body_velocity, data_at, full_mass_matrix, load_model, raised_margins,
                                        urdf_model)
 from reach.models.spatial import coincident_groups, contact_plane, tangent_basis
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 try:
     import mujoco

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.dynamics import ContactJacobians, Dynamics
+from reach.problem.dynamics import ContactJacobians, Dynamics
 
 __all__ = ["SphereSystem", "quaternion_multiply", "rotation_quaternion"]
 

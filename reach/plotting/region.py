@@ -102,7 +102,7 @@ def _fill_small_holes(geometry, min_area):
 def _nearest_spacing(points):
     if len(points) < 2:
         return 0.0
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     dist, _ = kd_tree(points).query(points, k=2)
     return float(np.quantile(dist[:, 1], 0.9))
@@ -192,7 +192,7 @@ def outline_region(points, *, scale=None, origin=None, resolution=300, alpha=Non
     if len(loose):
         extra.append(shapely.multipoints(loose))
     if len(loose) >= 2:
-        from reach.nearest import kd_tree
+        from reach.sampling.nearest import kd_tree
 
         k = min(NEIGHBOURS, len(loose) - 1)
         dist, idx = kd_tree(loose).query(loose, k=k + 1, distance_upper_bound=alpha)

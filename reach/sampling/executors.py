@@ -1,15 +1,15 @@
 """Where a plan's chunks run: one small interface, four executors.
 
 An executor runs ``fn(payload, *item)`` for every item of a phase and yields
-the answers as they finish, in any order; the engine (:func:`reach.sampler.run_sampling`)
+the answers as they finish, in any order; the engine (:func:`reach.sampling.engine.run_sampling`)
 puts each answer in its place by sample index, so the set does not depend on
 the executor or its worker count.
 
 ==================  =================================================================
 :class:`Serial`     in this process, in order (``n_jobs=1`` or ``backend="serial"``)
 :class:`LocalPool`  a pool of loky processes, started once and kept for the next run
-                    (:func:`reach.workers.on_pool`); a large payload goes to each
-                    worker once, as a file (:func:`reach.workers.ship`)
+                    (:func:`reach.sampling.workers.on_pool`); a large payload goes to each
+                    worker once, as a file (:func:`reach.sampling.workers.ship`)
 :class:`Threads`    threads of this process (``backend="threading"``; the kernels
                     release the GIL)
 :class:`Dask`       a dask.distributed cluster (``backend="dask"``, ``scheduler``)
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from reach.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
+from reach.sampling.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
 
 __all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "make_executor", "BACKENDS"]
 

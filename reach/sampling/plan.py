@@ -1,6 +1,6 @@
 """A run is a plan: its phases, each phase's chunks, and what every chunk's samples depend on.
 
-A sampling run (paper Algorithm 2, with :mod:`reach.directed`'s rounds) has
+A sampling run (paper Algorithm 2, with :mod:`reach.sampling.directed`'s rounds) has
 *phases* that must run in turn:
 
 * ``first batch``: samples ``0 .. n0 - 1``, caps drawn from (seed, index);
@@ -18,7 +18,7 @@ number is (``settings.seed``, sample index).  So the same seed gives the same
 set bit for bit whatever the plan, and a checkpoint written under one plan
 resumes under another (``done``: the samples already finished).
 
->>> from reach.settings import SamplingSettings
+>>> from reach.sampling.settings import SamplingSettings
 >>> plan = plan_run(SamplingSettings(2**16, 1.0, 10), workers=16)
 >>> [len(p.chunks) for p in plan.phases]
 [64, 64, 64, 64, 64]
@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.directed import schedule
+from reach.sampling.directed import schedule
 
 __all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "Phase", "RunPlan", "plan_run", "tapered_chunks"]
 
@@ -81,6 +81,11 @@ class RunPlan(NamedTuple):
     def chunks(self):
         """Every chunk still to run, phase after phase."""
         return [c for p in self.phases for c in p.chunks]
+
+    @property
+    def samples_to_run(self):
+        """How many samples the chunks still to run hold (the rest were resumed from a checkpoint)."""
+        return sum(count for _, count in self.chunks)
 
     def describe(self):
         """What will run where, as text (``reach run --plan``)."""

@@ -1,7 +1,7 @@
 """Building a set: the engine's run, then how complete it is (paper Algorithm 2, and beyond it).
 
-:func:`sample_post_impact_set` runs the sampling engine (:func:`reach.sampler.run_sampling`)
-and then the held-out completeness search (:mod:`reach.completeness`);
+:func:`sample_post_impact_set` runs the sampling engine (:func:`reach.sampling.engine.run_sampling`)
+and then the held-out completeness search (:mod:`reach.sets.completeness`);
 :func:`sample_adaptive` doubles the budget until that search rarely lands far
 from the set.  Both sit above the engine and the completeness estimate, which
 import nothing of this module: the layers go one way.
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.choice import auto_choice
-from reach.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
+from reach.sampling.choice import auto_choice
+from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
     measure_gap, thin_cells
-from reach.problem import ImpactProblem
-from reach.sampler import run_sampling, warn_if_thin
-from reach.settings import SamplingSettings, check_integer, check_positive_number
+from reach.problem.impact import ImpactProblem
+from reach.sets.run import run_sampling, warn_if_thin
+from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "RUN_OPTIONS", "SETTING_OPTIONS"]
 
@@ -24,7 +24,7 @@ __all__ = ["sample_post_impact_set", "sample_adaptive", "RUN_OPTIONS", "SETTING_
 #: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
 RUN_OPTIONS = {"n_jobs": 1, "backend": "loky", "scheduler": None, "checkpoint": None, "resume": False,
                "keep_checkpoint": False, "completeness": True, "progress": False, "keep_caps": False}
-#: The :class:`~reach.settings.SamplingSettings` fields an option may set (the others are arguments).
+#: The :class:`~reach.sampling.settings.SamplingSettings` fields an option may set (the others are arguments).
 SETTING_OPTIONS = ("eps", "seed", "sequence", "caps", "strategy", "solution_choice", "keep_paths", "chunk_size")
 
 
@@ -51,17 +51,17 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
     **options
         Settings fields and run options, by name; anything else is a TypeError.
     eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
-        See :class:`reach.settings.SamplingSettings`.  ``strategy="directed"``
+        See :class:`reach.sampling.settings.SamplingSettings`.  ``strategy="directed"``
         (default) spends three quarters of the budget pushing out from the set's edges
-        (:mod:`reach.directed`); ``strategy="uniform"`` is the paper's plain sampling.
+        (:mod:`reach.sampling.directed`); ``strategy="uniform"`` is the paper's plain sampling.
         ``solution_choice="auto"`` (default) is resolved by :func:`resolve_choice`
         and recorded in the result's settings; what decided it in
-        ``metadata["auto_choice"]`` (:func:`reach.choice.auto_choice`).
+        ``metadata["auto_choice"]`` (:func:`reach.sampling.choice.auto_choice`).
     n_jobs : int or "auto"
         Parallel workers (joblib convention: -1 = all cores), capped at the
         cores and at the chunks.  ``"auto"``: one core when a pilot of
-        :data:`~reach.workers.PILOT_SAMPLES` samples puts the whole run under
-        :data:`~reach.workers.AUTO_SERIAL_SECONDS` there (starting worker processes costs
+        :data:`~reach.sampling.workers.PILOT_SAMPLES` samples puts the whole run under
+        :data:`~reach.sampling.workers.AUTO_SERIAL_SECONDS` there (starting worker processes costs
         about as much), all cores otherwise; ``metadata["workers"]`` and
         ``metadata["serial_estimate_seconds"]`` record the choice.  The
         result does not depend on it.
@@ -81,7 +81,7 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         the result is saved, as ``reach run`` does); by default it is removed
         when the result has been built.
     completeness : bool or int
-        Run the held-out search of :mod:`reach.completeness` after the set
+        Run the held-out search of :mod:`reach.sets.completeness` after the set
         (1/8 of the budget, or this many samples if an int) and store its
         estimate in ``metadata["completeness"]`` (shown by ``summary()``).
     progress : bool
@@ -151,7 +151,7 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     """Sample with doubling budgets until a held-out search rarely lands farther than ``epsilon`` from the set.
 
     Each round computes the set with the round's budget (``initial``, then
-    doubling) and runs the held-out search of :mod:`reach.completeness` (1/8
+    doubling) and runs the held-out search of :mod:`reach.sets.completeness` (1/8
     of the budget, a distribution the set is not built with).  The
     probability ``p`` that a held-out outcome (thinned to one per cell of 0.4 %
     of ``|vn0|``) lands farther than ``epsilon`` (contact-velocity coordinates)

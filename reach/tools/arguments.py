@@ -7,7 +7,7 @@ import math
 import os
 from pathlib import Path
 
-from reach.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
+from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
 __all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "image_suffixes", "integer_text", "samples", "steps",
            "seed", "keep_paths", "n_jobs"]

@@ -42,10 +42,10 @@ import numpy as np
 from reach.kernels.replay import solve_steps
 from reach.kernels.routh import CHOICE_RANDOM, fill_covering
 from reach.kernels.routh_data import make_step_work
-from reach.directed import MIN_DIRECTED
-from reach.sampler import draw_caps
-from reach.sampler import resolve_choice
-from reach.step import kernel_data, step_options
+from reach.sampling.directed import MIN_DIRECTED
+from reach.sampling.caps import draw_caps
+from reach.sampling.choice import resolve_choice
+from reach.problem.step import kernel_data, step_options
 from reach.tools.bench_parallel import PARALLEL_TARGET, format_parallel, parallel_speedup, run_parallel  # noqa: F401
 
 __all__ = ["run_bench", "format_bench", "compare_solvers", "machine_info", "Recorded", "PAPER_TABLE3", "TARGETS",

@@ -128,7 +128,7 @@ def cmd_run(args):
                   backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
     import warnings
 
-    from reach.result import SamplingWarning
+    from reach.sets.result import SamplingWarning
 
     warnings.simplefilter("ignore", SamplingWarning)  # the summary prints the status and its message
     try:
@@ -168,10 +168,10 @@ def cmd_run(args):
 
 def _describe_plan(args, n_samples, h, N):
     """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
-    from reach.completeness import held_out_settings
+    from reach.sets.completeness import held_out_settings
     from reach.sampling.plan import plan_run
-    from reach.settings import SamplingSettings
-    from reach.workers import worker_count
+    from reach.sampling.settings import SamplingSettings
+    from reach.sampling.workers import worker_count
 
     try:
         settings = SamplingSettings(n_samples, h, N, eps=args.eps, seed=args.seed, sequence=args.sequence,

@@ -7,7 +7,7 @@ For a problem (a scenario, or a problem file), :func:`run_coverage`
    each with its own seed, ``factor`` times the budget in all;
 2. samples the set with each **strategy** at several budgets (seed 0, as a user
    would), together with the set's own completeness estimate
-   (:mod:`reach.completeness`);
+   (:mod:`reach.sets.completeness`);
 3. measures, per SPEC §7, the fraction of the reference — thinned to one
    outcome per cell of 0.4 % of ``|vn0|`` in contact-velocity coordinates, so that
    dense regions do not dominate — farther than 2 % and 5 % of ``|vn0|`` from the
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from reach import sample_post_impact_set
-from reach.completeness import CELL, closing_speed, thin_cells
+from reach.sets.completeness import CELL, closing_speed, thin_cells
 
 __all__ = ["run_coverage", "build_reference", "gap", "ideal_gap", "save_reference", "load_reference",
            "format_coverage", "plot_coverage", "STRATEGIES", "REFERENCE_PARTS", "IDEAL"]
@@ -91,7 +91,7 @@ def ideal_gap(problem, cells, n, speed, seed=0):
     evenly as the set's own measure (one per cell) allows, and each covers at
     least itself.  Same keys as :func:`gap`; all cells if ``n`` is not smaller.
     """
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     pts = problem.contact_velocities(cells).reshape(len(cells), -1)
     if n >= len(cells):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.lcp import DEFAULT_OPTIONS
-from reach.lcp import VERIFY_TOL, lcp_residual
+from reach.problem.lcp import VERIFY_TOL, lcp_residual
 
 PIVOT_TOL = DEFAULT_OPTIONS.pivot_tol
 TIE_TOL = DEFAULT_OPTIONS.tie_tol
@@ -80,7 +80,7 @@ def lemke_reference(M, Ms, q, d, row_scale, col_scale, *, max_pivots=1000):
     z : ndarray, shape (n,)
     status : int
         0 solved and verified, 1 ray, 2 pivot limit, 3 failed verification
-        (the codes of :class:`reach.lcp.LCPStatus`).
+        (the codes of :class:`reach.problem.lcp.LCPStatus`).
     pivots : int
     """
     n = q.shape[0]

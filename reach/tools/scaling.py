@@ -159,7 +159,7 @@ def _quantecon_loop():
 
 def _quantecon(problem, rec, passes, batch):
     """QuantEcon's Lemke on the same LCPs (W, w, covering vector) as the recorded steps, with reach's pivot limit."""
-    from reach.step import max_pivots
+    from reach.problem.step import max_pivots
 
     g = problem.mass_scale
     W = np.ascontiguousarray(problem.W)

@@ -77,7 +77,7 @@ def _align(source, target, key):
 
 
 def _measure(simulator, kinds, cvs, energy, points, scale, labels):
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     cvs = np.asarray(cvs)
     distances = np.atleast_1d(kd_tree(points).query(cvs.reshape(len(cvs), -1))[0])
@@ -147,7 +147,7 @@ TIME_STEPS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5)
 
 
 def _time_steps(sap, writer, impact, points, scale):
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     tree, rows = kd_tree(points), []
     for h in TIME_STEPS:

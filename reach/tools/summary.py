@@ -42,7 +42,7 @@ def format_summary(summary, title):
 
 
 def _auto_choice_lines(why):
-    """Why ``--choice auto`` took the choice it took, where a probe decided (:func:`reach.choice.auto_choice`)."""
+    """Why ``--choice auto`` took the choice it took, where a probe decided (:func:`reach.sampling.choice.auto_choice`)."""
     probe = (why or {}).get("probe")
     if not probe:
         return []

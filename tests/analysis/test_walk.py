@@ -4,8 +4,8 @@ import numpy as np
 
 from helpers import random_problem
 from reach.analysis.walk import walk_solutions
-from reach.lcp import LCPStatus
-from reach.step import kernel_data, mode_velocities, routh_step
+from reach.problem.lcp import LCPStatus
+from reach.problem.step import kernel_data, mode_velocities, routh_step
 
 
 def _steps(m, cases, seed):

@@ -3,8 +3,9 @@
 import numpy as np
 
 from reach.kernels.enumeration import basis_point, first_solution_kernel
+from reach.kernels.routh_data import make_step_work
 from reach.kernels.lcp import DEFAULT_OPTIONS, scale_lcp
-from reach.lcp import all_solutions, lcp_residual
+from reach.problem.lcp import all_solutions, lcp_residual
 
 # Three solutions: z = (1, 0), (0, 1) and (1/3, 1/3).
 M = np.array([[1.0, 2.0], [2.0, 1.0]])
@@ -37,8 +38,9 @@ def test_first_solution_depends_on_the_starting_set_and_verifies():
     qs = lcp.row_scale * q
     found = set()
     for offset in range(4):
-        members, A, b, x, z, w = work(2)
-        ok, res = first_solution_kernel(lcp, q, qs, offset, DEFAULT_OPTIONS.verify_tol, members, A, b, x, z, w)
+        step_work = make_step_work(2, 1, 1)
+        ok, res = first_solution_kernel(lcp, q, qs, offset, DEFAULT_OPTIONS.verify_tol, step_work)
+        z = step_work.z
         assert ok and res <= 1e-12 and lcp_residual(M, q, z) <= 1e-12
         found.add(tuple(np.round(z, 9)))
     assert found == {(1.0, 0.0), (0.0, 1.0), (round(1 / 3, 9), round(1 / 3, 9))}

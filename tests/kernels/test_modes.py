@@ -9,8 +9,8 @@ from reach import sample_post_impact_set
 from reach.analysis.uniqueness import distinct_step_velocities
 from reach.kernels.modes import certified_unique
 from reach.kernels.routh_data import make_step_work
-from reach.sampler import resolve_choice
-from reach.step import kernel_data, mode_velocities, routh_step
+from reach.sampling.choice import resolve_choice
+from reach.problem.step import kernel_data, mode_velocities, routh_step
 
 
 def distinct_by_modes(p, v, lam, sample=0, step=0):

@@ -6,8 +6,8 @@ import pytest
 from helpers import assert_energy_non_increasing, random_problem
 from reach.kernels.planar import piece_step
 from reach.kernels.routh_data import make_step_work
-from reach.lcp import LCPStatus
-from reach.step import kernel_data, mode_velocities, routh_step, step_options
+from reach.problem.lcp import LCPStatus
+from reach.problem.step import kernel_data, mode_velocities, routh_step, step_options
 
 
 def untabled(data):

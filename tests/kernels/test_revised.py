@@ -14,7 +14,7 @@ from helpers import assert_energy_non_increasing, random_problem
 from reach.kernels.lcp import REVISED, TABLEAU, make_work
 from reach.kernels.routh import routh_step_kernel
 from reach.kernels.routh_data import make_step_work
-from reach.step import kernel_data, step_options
+from reach.problem.step import kernel_data, step_options
 
 
 def _solve(problem, data, v, lam, d, method, work=None):

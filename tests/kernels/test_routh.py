@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 import scenarios
-from reach.caps import draw_caps
+from reach.sampling.caps import draw_caps
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, allocate_output,
                                  modes_flag, run_samples_kernel)
 from reach.kernels.routh_data import make_step_work
-from reach.step import kernel_data, step_options
+from reach.problem.step import kernel_data, step_options
 
 
 def test_random_and_first_choice_get_the_kernel_without_the_contact_modes():

@@ -6,7 +6,7 @@ import pytest
 from helpers import hand_compass_gait, hand_rocking_block
 from reach import ImpactProblem
 from reach.laws import anitescu_potra_lcp, routh_single_contact, sequential, simultaneous
-from reach.lcp import lcp_residual
+from reach.problem.lcp import lcp_residual
 
 
 def test_routh_single_contact_point_mass_closed_form():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from reach.laws.propagative import indeterminacy, plastic_projection, propagative
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 from scenarios import billiards
 
 

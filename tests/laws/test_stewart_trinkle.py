@@ -5,10 +5,10 @@ import pytest
 
 import scenarios
 from reach.analysis.stepping import convergence_table, rest_time
-from reach.dynamics import ContactJacobians
+from reach.problem.dynamics import ContactJacobians
 from reach.laws.stewart_trinkle import SteppingSettings, assemble_lcp, friction_basis, stewart_trinkle_step
 from reach.laws.trajectory import Trajectory, simulate
-from reach.lcp import lcp_residual
+from reach.problem.lcp import lcp_residual
 from reach.models.planar import PlanarModel
 from reach.models.planar.dynamics import PlanarDynamics
 
@@ -131,7 +131,7 @@ def test_step_lcp_is_the_papers_and_its_answer_verifies():
     for _ in range(200):
         z = rng.uniform(size=N.shape[0]) * (rng.uniform(size=N.shape[0]) < 0.5)
         assert z @ N @ z >= -1e-10 * (1 + np.abs(z) @ np.abs(N) @ np.abs(z))
-    from reach.lcp import lemke
+    from reach.problem.lcp import lemke
     result = lemke(N, b)
     assert result.success and lcp_residual(N, b, result.z) <= 1e-9
 
@@ -170,7 +170,7 @@ def test_a_resting_contact_holds_the_weight():
 @pytest.mark.parametrize("h", [0.05, 0.16, 0.24, 0.26, 0.3, 0.36, 0.38, 0.47, 0.48])
 def test_the_rod_runs_at_step_sizes_whose_lcps_lemke_ended_a_hair_from_a_solution(h):
     """At these h Lemke's default ratio ties ended 7e-9 .. 1e-8 from a step's solution and the stepper
-    stopped; a second path with strict ties (reach.lcp.lemke) verifies every step."""
+    stopped; a second path with strict ties (reach.problem.lcp.lemke) verifies every step."""
     sim = scenarios.lookup("spinning-rod", "simulation")
     trajectory = simulate(sim.system, sim.q0, sim.v0, h, 1.0, progress=False)
     assert trajectory.residual.max() <= 1e-9
@@ -180,7 +180,7 @@ def test_the_rod_runs_at_step_sizes_whose_lcps_lemke_ended_a_hair_from_a_solutio
 def test_lemke_takes_strict_ties_where_the_default_path_does_not_verify():
     """One rod step LCP (h = 0.3 s): the default path ends 6.7e-9 from the solution; the strict one verifies."""
     from reach.kernels.lcp import DEFAULT_OPTIONS, solve_scaled
-    from reach.lcp import LemkeWorkspace, lemke
+    from reach.problem.lcp import LemkeWorkspace, lemke
 
     a, c, p, r = 32.246960550091465, 30.246960550091465, 5.94151822332525, 6.5578738719111165
     s, t, u = 2.1297623249312387, 2.2469605500914667, 2.376316574885829

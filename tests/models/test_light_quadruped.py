@@ -13,7 +13,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo is not installed (pip install 'reach[mujoco]')")
 
-import reach.step  # noqa: E402
+import reach.problem.step  # noqa: E402
 from reach import sample_post_impact_set  # noqa: E402
 from reach.analysis.compare.mujoco import mujoco_data  # noqa: E402
 from reach.models.mujoco import impact_from_mujoco, load_model  # noqa: E402
@@ -75,6 +75,6 @@ def test_no_sampled_step_is_refused_at_2_14_samples(problem, monkeypatch):
     energy = np.einsum("ij,jk,ik->i", result.velocities, problem.M, result.velocities)
     assert np.all(energy <= problem.v @ problem.M @ problem.v * (1 + 1e-9))
     # the test has teeth: without the strict-tie last try, some steps of this touchdown are refused
-    monkeypatch.setattr(reach.step, "STRICT_TIE_TOL", reach.step.DEFAULT_OPTIONS.tie_tol)
+    monkeypatch.setattr(reach.problem.step, "STRICT_TIE_TOL", reach.problem.step.DEFAULT_OPTIONS.tie_tol)
     before = sample_post_impact_set(problem, 2**14, 1.0, 10, completeness=False, n_jobs=1)
     assert before.summary()["failed_samples"] > 0

@@ -11,7 +11,7 @@ import reach.models.planar
 import reach.models.planar.model
 import scenarios
 from reach.models.planar import PlanarModel, bounding_box, outlines, wall_segment
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 SCENARIOS = scenarios.names()
 FD_STEP = 1e-6

@@ -115,7 +115,7 @@ def test_plane_draws_every_layer_with_legend_and_units(block, tmp_path):
 
 def test_result_with_a_single_outcome_does_not_crash(block, tmp_path):
     s, result = block
-    from reach.result import PostImpactSet
+    from reach.sets.result import PostImpactSet
 
     one = PostImpactSet(result.problem, result.settings.replace(n_samples=1),
                         {name: a[:1] for name, a in result.arrays.items()}, result.paths[:1], result.metadata)
@@ -142,7 +142,7 @@ def test_result_with_one_contact_does_not_crash(tmp_path):
 
 def test_empty_set_draws_paths_and_baselines_only(block):
     s, result = block
-    from reach.result import PostImpactSet
+    from reach.sets.result import PostImpactSet
 
     empty = PostImpactSet(result.problem, result.settings, dict(result.arrays, kept=np.zeros_like(result.kept)),
                           result.paths, result.metadata)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from reach.directed import schedule
+from reach.sampling.directed import schedule
 from reach.sampling.plan import CHUNKS_PER_WORKER, TAPER_FLOOR, plan_run, tapered_chunks
-from reach.settings import SamplingSettings
+from reach.sampling.settings import SamplingSettings
 
 
 @pytest.mark.parametrize("start, stop, size", [(0, 65536, 16384), (100, 5000, 4096), (0, 300, 1024), (7, 8, 16),

@@ -169,7 +169,7 @@ def test_bad_arguments_exit_2_with_one_line(capsys, args, needle):
 
 
 def test_a_small_run_takes_one_core_by_default(tmp_path, monkeypatch):
-    import reach.workers as workers
+    import reach.sampling.workers as workers
 
     monkeypatch.setattr(workers, "STARTED", [])  # a fresh process has no workers to reuse
     out = tmp_path / "small.npz"
@@ -217,21 +217,21 @@ def test_existing_checkpoint_needs_resume(tmp_path, capsys):
 
 def test_result_written_into_a_directory_keeps_the_checkpoint(tmp_path, capsys, monkeypatch):
     """The result cannot be written: the run's checkpoint stays, and --resume finishes it."""
-    import reach.result
+    import reach.sets.result
 
     out = tmp_path / "r.npz"
-    real = reach.result.PostImpactSet.save
+    real = reach.sets.result.PostImpactSet.save
 
     def failing_save(self, path):
         raise ValueError(f"`path` {str(path)!r} cannot be written: disk full.")
 
-    monkeypatch.setattr(reach.result.PostImpactSet, "save", failing_save)
+    monkeypatch.setattr(reach.sets.result.PostImpactSet, "save", failing_save)
     args = ["run", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot",
             "--out", str(out)]
     assert main(args) == 1
     assert "disk full" in capsys.readouterr().err
     assert (tmp_path / "r.ckpt" / "manifest.json").exists()
-    monkeypatch.setattr(reach.result.PostImpactSet, "save", real)
+    monkeypatch.setattr(reach.sets.result.PostImpactSet, "save", real)
     assert main(args + ["--resume"]) == 0
     assert out.exists() and not (tmp_path / "r.ckpt").exists()
 

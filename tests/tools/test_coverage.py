@@ -7,7 +7,7 @@ import pytest
 
 import scenarios
 from reach import sample_post_impact_set
-from reach.completeness import CELL, closing_speed, thin_cells
+from reach.sets.completeness import CELL, closing_speed, thin_cells
 from reach.tools.cli import main
 from reach.tools.coverage import IDEAL, gap, ideal_gap, load_reference, run_coverage, save_reference
 

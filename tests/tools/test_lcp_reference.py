@@ -3,7 +3,7 @@
 import numpy as np
 
 from reach.kernels.lcp import scale_lcp
-from reach.lcp import lcp_residual, lemke
+from reach.problem.lcp import lcp_residual, lemke
 from reach.tools.lcp_reference import lemke_reference
 
 

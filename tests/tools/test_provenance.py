@@ -17,7 +17,7 @@ def test_every_numbers_page_is_known_and_has_provenance():
         record = read_provenance(FIGURES / page)
         assert record is not None, f"figures/{page} has no provenance record"
         assert record["command"].startswith("reach figures") and "--quick" not in record["command"]
-        assert "reach.kernels.lcp" in record["modules"] and "reach.sampler" in record["modules"]
+        assert "reach.kernels.lcp" in record["modules"] and "reach.sampling.engine" in record["modules"]
 
 
 def test_no_committed_numbers_page_is_stale():

@@ -347,7 +347,7 @@ def sweep(writer, impact, result, *, tilts_deg=(-0.01, 0.01), stiffness_ratios=(
         raise ValueError("nothing to simulate: every perturbation list is empty.")
     runs = [simulate_sap(writer, problem, impact.q, impact.v, **dict(dict(settings=settings), **options))
             for _, options in plan]
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     points = result.contact_velocities().reshape(len(result), -1)
     distances = np.atleast_1d(kd_tree(points).query(np.array([r.contact_velocities.ravel() for r in runs]))[0])

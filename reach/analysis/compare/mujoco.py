@@ -439,7 +439,7 @@ def sweep(impact, model, result, *, tilts_deg=(-0.01, -0.003, 0.003, 0.01),
     if not runs:
         raise ValueError("nothing to simulate: `tilts_deg`, `stiffness_ratios` and `stiffness_patterns` are empty.")
     eps = 0.01 * float(np.max(np.abs(problem.Jn @ problem.v))) if eps is None else float(eps)
-    from reach.nearest import kd_tree
+    from reach.sampling.nearest import kd_tree
 
     if len(result) == 0:
         raise ValueError("`result` is empty: no sample ended non-colliding.")

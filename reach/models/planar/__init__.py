@@ -5,7 +5,7 @@ revolute, prismatic), point masses with rotational inertia, shapes (point,
 rod, box, disc) and static walls (half-planes); evaluate at a configuration q
 its mass matrix ``M(q)``, signed distances ``phi(q)``, contact frames and
 Jacobians ``Jn``, ``Jt`` (conventions in :mod:`reach.models.planar.contacts`), and get
-the :class:`reach.problem.ImpactProblem` of a pre-impact velocity.
+the :class:`reach.problem.impact.ImpactProblem` of a pre-impact velocity.
 
 Examples
 --------

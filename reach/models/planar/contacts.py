@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reach.models.planar.frames import perp, rotation
-from reach.problem import ImpactProblem
+from reach.problem.impact import ImpactProblem
 
 __all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "evaluate_contacts", "impact_problem"]
 

@@ -1,7 +1,7 @@
 """A planar model as a dynamical system: gravity, Coriolis forces and contacts for a time-stepper.
 
 :class:`PlanarDynamics` wraps a :class:`reach.models.planar.PlanarModel` into the
-:class:`reach.dynamics.Dynamics` protocol.  With ``v = dq/dt`` and the
+:class:`reach.problem.dynamics.Dynamics` protocol.  With ``v = dq/dt`` and the
 Lagrangian ``L = v^T M(q) v / 2 - V(q)``, the smooth generalized force is
 (Stewart & Trinkle eq. 10)
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.dynamics import ContactJacobians, Dynamics
+from reach.problem.dynamics import ContactJacobians, Dynamics
 from reach.models.planar.frames import perp, rotation
 
 __all__ = ["PlanarDynamics"]

@@ -454,7 +454,7 @@ class PlanarModel:
 
     def impact_problem(self, q, v, mu, *, contacts=None, names=None, tol=None, check_active=True,
                        friction_directions=None):
-        """The :class:`reach.problem.ImpactProblem` of this model at (q, v).
+        """The :class:`reach.problem.impact.ImpactProblem` of this model at (q, v).
 
         Parameters
         ----------
