@@ -31,7 +31,7 @@ import numpy as np
 import mujoco
 from reach import sample_post_impact_set
 from reach.analysis.compare.mujoco import mujoco_data, sweep
-from reach.analysis.propagate import SetPropagation
+from reach.analysis.set_propagation import SetPropagation
 from reach.analysis.robust import check, sticks, within
 from reach.models.mujoco import body_velocity, impact_from_mujoco, load_model
 from reach.plotting.mujoco import plot_comparison, plot_contact_planes

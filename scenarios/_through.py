@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reach.analysis.propagate import striking_sticks
+from reach.laws.routh_single import striking_sticks
 from reach.models.planar.dynamics import PlanarDynamics
 
 __all__ = ["Through", "rimless_wheel", "rocking_block", "compass_walker"]

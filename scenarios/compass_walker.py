@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from reach.analysis.flow import STICK, flow
-from reach.analysis.propagate import impact_problem, striking_sticks
+from reach.analysis.propagate import impact_problem
+from reach.laws.routh_single import striking_sticks
 from reach.models.planar import PlanarModel
 from reach.models.planar.dynamics import PlanarDynamics
 from scenarios._base import GRAVITY

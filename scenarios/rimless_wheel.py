@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.analysis.propagate import striking_sticks
+from reach.laws.routh_single import striking_sticks
 from reach.models.planar import PlanarModel
 from reach.models.planar.dynamics import PlanarDynamics
 from scenarios._base import GRAVITY

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reach import sample_post_impact_set
 from reach.analysis.compare.mujoco import mujoco_data
-from reach.analysis.propagate import SetPropagation
+from reach.analysis.set_propagation import SetPropagation
 from reach.analysis.robust import check, sticks
 from reach.models.mujoco import impact_from_mujoco, load_model
 from reach.plotting.mujoco import plot_contact_planes

@@ -30,10 +30,12 @@ import numpy as np
 from reach import sample_post_impact_set
 from reach.analysis.flow import flow, stance_from_velocity
 from reach.sampling.choice import resolve_choice
+from reach.sampling.executors import make_executor
 from reach.sets.run import run_sampling
 from reach.sets.witness import replay_sample, witness_caps
 
-_UNKNOWN = "unknown"
+#: The caps of a lineage step that was not recorded (a set's sample replayed by sampling again).
+UNKNOWN_CAPS = "unknown"
 #: Stance tolerance (m/s) of the initial state: a touching contact slower than this is in stance.
 INITIAL_TOL = 1e-9
 
@@ -49,8 +51,8 @@ def stance_tol(problem):
     return 1e-6 * float(np.max(np.abs(problem.normal_velocities(problem.v))))
 
 
-__all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "SetPropagation", "ImpactSet",
-           "PropagationSettings", "cover", "striking_sticks", "impact_problem", "save_propagation", "load_propagation"]
+__all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "ImpactSet", "PropagationSettings",
+           "cover", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
 
 #: Most impacts a propagation follows.
 MAX_IMPACTS = 1000
@@ -72,6 +74,7 @@ class PropagationSettings:
     max_branches: int = 16
     t_max: float = 5.0
     law: str = "set"
+    completeness: bool = True
 
     def __post_init__(self):
         if int(self.impacts) != self.impacts or not 1 <= self.impacts <= MAX_IMPACTS:
@@ -127,6 +130,10 @@ class ImpactSet:
         Replay caps of each carried outcome (None: drawn from seed and index).
     ended : list of (int, str)
         Carried states of the previous impact that never reached this one, with why.
+    completeness : list of dict or None
+        Each branch's completeness estimate (:func:`reach.sets.completeness.estimate_completeness`:
+        ``outside_2pct``, ``max_fraction``, ... of ``|vn0|``), None where none was made (a law, or
+        ``completeness=False``).
     """
 
     index: int
@@ -142,6 +149,14 @@ class ImpactSet:
     radius: float = 0.0
     caps: dict = field(default_factory=dict)
     ended: list = field(default_factory=list)
+    completeness: list = field(default_factory=list)
+
+    def missed(self):
+        """The largest of the branches' estimates, ``{"outside_2pct": ..., "max_fraction": ...}``, or None."""
+        known = [c for c in self.completeness if c]
+        if not known:
+            return None
+        return {key: max(float(c[key]) for c in known) for key in ("outside_2pct", "max_fraction")}
 
     def states(self):
         """Post-impact states ``(t, q, v)`` of every outcome (n,), (n, nq), (n, nv)."""
@@ -177,7 +192,7 @@ class Propagation:
         while k >= 1:
             record = self.impacts[k - 1]
             b = int(record.branch[j])
-            chain.append((k, b, int(record.sample[j]), record.caps.get(int(j), _UNKNOWN)))
+            chain.append((k, b, int(record.sample[j]), record.caps.get(int(j), UNKNOWN_CAPS)))
             parent = int(record.parents[b])
             if parent < 0:
                 break
@@ -231,7 +246,7 @@ def impact_problem(system, ended):
                                        check_active=False)
 
 
-def _impact(settings, law, k, b, problem, n_jobs):
+def _impact(settings, law, k, b, problem, where):
     """Outcomes of one branch's impact: ``(velocities, sample indices, the sampled set or None)``."""
     import warnings
 
@@ -241,8 +256,8 @@ def _impact(settings, law, k, b, problem, n_jobs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a thin set is reported by the propagation itself
         result = sample_post_impact_set(problem, settings.budget, settings.h_of(problem), settings.max_steps,
-                                        seed=settings.seed_of(k, b), n_jobs=n_jobs, completeness=False,
-                                        keep_caps=True)
+                                        seed=settings.seed_of(k, b), completeness=settings.completeness,
+                                        keep_caps=True, **where)
     index = np.flatnonzero(result.kept)
     return result.all_velocities[index], index, result
 
@@ -260,8 +275,8 @@ def _flow_branches(system, settings, carried, guard):
     return hits, ended
 
 
-def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, progress=False, checkpoint=None,
-              resume=False, **fields):
+def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, executor=None, progress=False,
+              checkpoint=None, resume=False, **fields):
     """The sets of states at K successive impacts from ``(q0, v0)`` (see the module docstring).
 
     Parameters
@@ -283,6 +298,11 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
         Thinning scales of velocities (m/s or rad/s) and configurations.
     max_branches : int
         Most states carried from one impact to the next.
+    completeness : bool
+        Estimate how complete every impact's set is (the held-out search of
+        :mod:`reach.sets.completeness`, 1/8 more samples; default True), so
+        that a robustness check that finds nothing says how much it could
+        have missed (:func:`reach.analysis.robust.check`).
     law : callable, optional
         ``law(problem) -> (k, nv)`` outcomes instead of the sampled set (e.g.
         a classical single-outcome impact law).
@@ -290,6 +310,9 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
         ``guard(q, v, name)``: whether a contact reaching the ground is an impact (see :func:`flow`).
     n_jobs : int
         Sampler workers; the result does not depend on it.
+    executor : reach.sampling.executors.Executor or str, optional
+        Where each impact's samples run, instead of ``n_jobs`` local workers:
+        an executor, or a backend's name (``"cuda"``: this machine's GPU).
     checkpoint : str or Path, optional
         Save the propagation here after every impact (atomically); with
         ``resume=True`` continue from it (it must come from the same start and
@@ -300,6 +323,9 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
     Propagation
     """
     settings = _settings(settings, fields, law)
+    where = {"n_jobs": n_jobs} if executor is None else {"executor": executor}
+    if isinstance(executor, str):
+        where["executor"] = make_executor(backend=executor)  # once: a GPU's data and kernels serve every impact
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
     carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
@@ -314,7 +340,7 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
         rows, sets = [], []
         for parent, res in hits:
             problem = impact_problem(system, res)
-            V, index, result = _impact(settings, law, k, len(rows), problem, n_jobs)
+            V, index, result = _impact(settings, law, k, len(rows), problem, where)
             if len(V) == 0:
                 ended.append((parent, "empty set"))  # no sample ended non-colliding: said, never dropped silently
                 continue
@@ -324,6 +350,7 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
             out.ended = ended
             break
         record = _record(k, rows, ended)
+        record.completeness = [None if s is None else s.metadata.get("completeness") for s in sets]
         states = np.hstack([record.q[record.branch] / settings.resolution_q, record.v / settings.resolution])
         record.carried, record.radius = cover(states, 1.0, settings.max_branches)
         for j in record.carried:
@@ -388,20 +415,6 @@ def _record(k, rows, ended):
                      v=np.vstack([V for *_, V, _ in rows]), ended=list(ended))
 
 
-def striking_sticks(problem):
-    """The classical single-outcome law: the contact striking fastest sticks (Routh's single-contact
-    impact on it alone; the others lift).  Returns (1, nv), or (0, nv) when another contact would
-    still be closing (the law does not apply, e.g. a block landing flat)."""
-    from reach.laws import routh_single_contact
-
-    striking = int(np.argmin(problem.normal_velocities(problem.v)))
-    v, _ = routh_single_contact(problem, striking)
-    scale = float(np.max(np.abs(problem.normal_velocities(problem.v))))
-    if np.any(problem.normal_velocities(v) < -1e-9 * scale):
-        return np.zeros((0, problem.nv))  # another contact would still close: the law has no outcome here
-    return v[None]
-
-
 def save_propagation(propagation, path, *, meta=None):
     """Write a propagation to ``path`` (.npz): settings, initial state, every impact's arrays, carried caps."""
     import json
@@ -418,6 +431,7 @@ def save_propagation(propagation, path, *, meta=None):
         arrays[p + "radius"] = np.array(r.radius)
         arrays[p + "contacts"] = np.array(json.dumps([list(c) for c in r.contacts]))
         arrays[p + "ended"] = np.array(json.dumps(r.ended))
+        arrays[p + "completeness"] = np.array(json.dumps(r.completeness))
         for j, caps in r.caps.items():
             if caps is not None:
                 arrays[f"{p}caps{j}"] = caps
@@ -441,6 +455,7 @@ def load_propagation(path, system, *, law=None, guard=None):
         record = ImpactSet(index=k, contacts=[tuple(c) for c in json.loads(str(data[p + "contacts"]))],
                            ended=[tuple(e) for e in json.loads(str(data[p + "ended"]))],
                            radius=float(data[p + "radius"]),
+                           completeness=json.loads(str(data.get(p + "completeness", "[]"))),
                            **{name: data[p + name] for name in ("parents", "t", "q", "v_pre", "branch", "sample",
                                                                 "v", "carried")})
         record.caps = {int(j): data.get(f"{p}caps{int(j)}") for j in record.carried}
@@ -449,49 +464,3 @@ def load_propagation(path, system, *, law=None, guard=None):
     out = Propagation(system, data["q0"], data["v0"], settings, impacts, guard=guard)
     out.law = law
     return out, json.loads(str(data["meta"]))
-
-
-class SetPropagation(Propagation):
-    """One sampled set as a one-impact propagation, so that robustness checks apply to any impact problem.
-
-    Works for spatial problems too (a MuJoCo touchdown): contact velocities
-    come from the problem, and :meth:`replay` reruns a sample alone.
-
-    Parameters
-    ----------
-    result : PostImpactSet
-        Sampled with ``keep_caps=True`` to replay directed children without sampling again.
-    q : array_like, optional
-        The impact configuration (for the outcomes' ``q``).
-    resolution : float, optional
-        Cell size for the extent, in the velocity's units (default 1 % of ``|vn0|``).
-    """
-
-    def __init__(self, result, q=None, *, t=0.0, resolution=None):
-        problem, s = result.problem, result.settings
-        q = np.zeros(0) if q is None else np.asarray(q, dtype=float)
-        scale = float(np.max(np.abs(problem.normal_velocities(problem.v))))
-        settings = PropagationSettings(impacts=1, budget=s.n_samples, h=s.h, max_steps=s.max_steps, seed=s.seed,
-                                       resolution=resolution or 0.01 * scale, resolution_q=1.0, max_branches=1)
-        index = np.flatnonzero(result.kept)
-        record = ImpactSet(index=1, parents=np.array([-1]), t=np.array([float(t)]), q=q[None],
-                           v_pre=problem.v[None], contacts=[tuple(problem.contact_names)],
-                           branch=np.zeros(len(index), dtype=int), sample=index, v=result.all_velocities[index])
-        super().__init__(None, q, problem.v, settings, [record])
-        self.result = result
-
-    def contact_state(self, k, b, v):
-        problem = self.result.problem
-        return problem.contact_names, problem.contact_velocities(v), np.ones(problem.m, dtype=bool)
-
-    def lineage(self, k, j):
-        return [(1, 0, int(self.impacts[0].sample[j]), _UNKNOWN)]
-
-    def replay(self, k, j):
-        """Rerun outcome j's sample alone: ``(t, q, v)``, bit for bit."""
-        result = self.result
-        sample = int(self.impacts[0].sample[j])
-        if not hasattr(result, "child_caps"):
-            result = run_sampling(result.problem, result.settings, warn=False, keep_caps=True)
-        v = replay_sample(result.problem, result.settings, sample, witness_caps(result, sample))[0]
-        return float(self.impacts[0].t[0]), self.q0, v

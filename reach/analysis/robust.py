@@ -8,12 +8,18 @@ a ``cost(outcome) -> float`` (larger is worse) on post-impact states
 * the **extent** of the violating part *as covered*: the fraction of the
   set's occupied cells (the propagation's resolution) that hold a violating
   outcome, so that it does not depend on where the sampler put its samples;
-* the **worst** outcome -- the costliest, or without a cost the violating
-  outcome farthest from every satisfying one -- with its **witness** (the
-  sample index and caps of every impact on its path) and, optionally, its
-  replay from the initial state, which reproduces it bit for bit.
+* the **worst** outcome -- the costliest; or, for a requirement that
+  measures its violations (:func:`requirement`), the one that violates it
+  most, by its own measure and in its unit; or, for a bare predicate, the
+  violating outcome farthest from every satisfying one -- with its
+  **witness** (the sample index and caps of every impact on its path) and,
+  optionally, its replay from the initial state, which reproduces it bit for
+  bit.  Beside a cost or a violation, the worst outcome's distance from the
+  satisfying outcomes is reported too (in cells of the propagation's
+  resolution).
 
-Ready-made requirements: :func:`sticks`, :func:`within`, :func:`below`.
+Ready-made requirements, each measuring its violations: :func:`sticks`,
+:func:`within`, :func:`below`.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Outcome", "Report", "outcomes", "check", "sticks", "within", "below"]
+__all__ = ["Outcome", "Report", "outcomes", "check", "requirement", "sticks", "within", "below"]
 
 
 class Outcome(NamedTuple):
@@ -79,11 +85,28 @@ class Report(NamedTuple):
     worst : int or None
         Index of the worst outcome (None: nothing violates and no cost was given).
     worst_value : float or None
-        Its cost (or, for a predicate alone, its scaled distance from the satisfying outcomes).
+        Its cost, its violation (a :func:`requirement`'s measure) or, for a
+        bare predicate, its scaled distance from the satisfying outcomes.
     witness : list of (impact, branch, sample, caps)
         The lineage that reproduces the worst outcome.
     replayed : bool or None
         Whether replaying the witness gave the same state bit for bit (None: not replayed).
+    measure : str
+        What ``worst_value`` is: ``"cost"``, ``"violation (UNIT)"`` or ``"distance (cells)"``.
+    distance : float or None
+        The worst violator's distance from every satisfying outcome, in cells
+        (inf-norm over the scaled state; inf where nothing satisfies).
+    missed : dict or None
+        How complete the impact's set is, by its held-out estimate (the
+        largest over its branches, :meth:`reach.analysis.propagate.ImpactSet.missed`):
+        ``outside_2pct``, the share of held-out outcomes farther than 2 % of
+        ``|vn0|`` from the set, and ``max_fraction``, the farthest, in ``|vn0|``.
+        None where no estimate was made.  A check that finds no violation
+        proves nothing about outcomes the set missed.
+    cover_radius : float
+        How far (in cells) the states carried on to the next impact leave
+        any outcome of this one; above 1, later impacts start from fewer
+        states than the set holds at the propagation's resolution.
     """
 
     impact: int
@@ -94,6 +117,26 @@ class Report(NamedTuple):
     worst_value: float | None
     witness: list
     replayed: bool | None
+    measure: str = "distance (cells)"
+    distance: float | None = None
+    missed: dict | None = None
+    cover_radius: float = 0.0
+
+
+def requirement(violation, *, unit, name=None):
+    """A requirement that measures its violations: satisfied where ``violation(outcome) <= 0``.
+
+    ``violation(outcome) -> float`` is how far an outcome is from acceptable,
+    in ``unit`` (positive: violated by that much).  :func:`check` then calls
+    the outcome of largest violation the worst.  The result is an ordinary
+    predicate (``predicate(outcome) -> bool``) carrying ``violation`` and
+    ``unit``.
+    """
+    def predicate(outcome):
+        return bool(float(violation(outcome)) <= 0.0)
+    predicate.violation, predicate.unit = violation, unit
+    predicate.__name__ = name or getattr(violation, "__name__", "requirement")
+    return predicate
 
 
 def _cells(propagation, k):
@@ -103,17 +146,38 @@ def _cells(propagation, k):
     return z, cell.ravel()
 
 
+def _distance(z, bad, j):
+    """Point ``j``'s distance (inf-norm, scaled) from every satisfying point (inf if none)."""
+    good = z[~bad]
+    return float(np.min(np.max(np.abs(good - z[j]), axis=1))) if len(good) else float("inf")
+
+
 def _deepest(z, bad):
     """The violating point farthest (inf-norm, scaled) from every satisfying one, and that distance."""
-    good = z[~bad]
-    if not len(good):
-        return int(np.flatnonzero(bad)[0]), float("inf")
     best, where = -1.0, None
     for j in np.flatnonzero(bad):
-        d = float(np.min(np.max(np.abs(good - z[j]), axis=1)))
+        d = _distance(z, bad, j)
         if d > best:
             best, where = d, int(j)
     return where, best
+
+
+def _worst(items, bad, z, predicate, cost):
+    """``(worst index, its value, what the value measures)`` of one impact (see :func:`check`)."""
+    if cost is not None:
+        values = np.array([float(cost(o)) for o in items])
+        pool = np.flatnonzero(bad) if bad.any() else np.arange(len(items))
+        worst = int(pool[np.argmax(values[pool])])
+        return worst, float(values[worst]), "cost"
+    if not bad.any():
+        return None, None, "distance (cells)"
+    violation = getattr(predicate, "violation", None)
+    if violation is None:
+        return (*_deepest(z, bad), "distance (cells)")
+    pool = np.flatnonzero(bad)
+    values = np.array([float(violation(items[j])) for j in pool])
+    worst = int(pool[np.argmax(values)])
+    return worst, float(values.max()), f"violation ({predicate.unit})"
 
 
 def _verdict(predicate, outcome):
@@ -141,46 +205,49 @@ def check(propagation, predicate=None, cost=None, *, replay=True):
         bad = ~ok
         z, cell = _cells(propagation, k)
         extent = len(np.unique(cell[bad])) / max(len(np.unique(cell)), 1)
-        worst, value = None, None
-        if cost is not None:
-            values = np.array([float(cost(o)) for o in items])
-            pool = np.flatnonzero(bad) if bad.any() else np.arange(len(items))
-            worst = int(pool[np.argmax(values[pool])])
-            value = float(values[worst])
-        elif bad.any():
-            worst, value = _deepest(z, bad)
+        worst, value, measure = _worst(items, bad, z, predicate, cost)
+        distance = _distance(z, bad, worst) if worst is not None and bad[worst] else None
         witness, replayed = [], None
         if worst is not None:
             witness = propagation.lineage(k, worst)
             if replay:
                 t, q, v = propagation.replay(k, worst)
                 replayed = bool(np.array_equal(v, items[worst].v) and np.array_equal(q, items[worst].q))
-        reports.append(Report(k, len(items), int(bad.sum()), float(extent), worst, value, witness, replayed))
+        record = propagation.impacts[k - 1]
+        reports.append(Report(k, len(items), int(bad.sum()), float(extent), worst, value, witness, replayed,
+                              measure, distance, record.missed(), float(record.radius)))
     return reports
 
 
 def sticks(name, *, tol=1e-6):
-    """Requirement: contact ``name`` neither lifts nor slides after the impact (within tol of ``|v_pre|``)."""
-    def predicate(outcome):
+    """Requirement: contact ``name`` neither lifts nor slides after the impact (within tol of ``max |v_pre|``).
+
+    Its violation: the contact's largest velocity component beyond that tolerance (m/s).
+    """
+    def violation(outcome):
         scale = max(float(np.max(np.abs(outcome.v_pre))), 1e-12)
-        return bool(np.all(np.abs(outcome.contact(name)) <= tol * scale))
-    predicate.__name__ = f"sticks({name!r})"
-    return predicate
+        return float(np.max(np.abs(outcome.contact(name)))) - tol * scale
+    return requirement(violation, unit="m/s", name=f"sticks({name!r})")
 
 
 def within(v_assumed, radius):
-    """Requirement: ``|v - v_assumed|_2 < radius`` after the impact."""
+    """Requirement: ``|v - v_assumed|_2 < radius`` after the impact; its violation: ``|v - v_assumed| - radius``."""
     v_assumed = np.asarray(v_assumed, dtype=float)
 
     def predicate(outcome):
         return bool(np.linalg.norm(outcome.v - v_assumed) < radius)
+    predicate.violation = lambda outcome: float(np.linalg.norm(outcome.v - v_assumed) - radius)
+    predicate.unit = "velocity units"
     predicate.__name__ = f"within({radius:g})"
     return predicate
 
 
 def below(function, level):
-    """Requirement: ``function(q, v) <= level`` after the impact (e.g. a Lyapunov function)."""
-    def predicate(outcome):
-        return bool(function(outcome.q, outcome.v) <= level)
-    predicate.__name__ = f"below({getattr(function, '__name__', 'V')}, {level:g})"
-    return predicate
+    """Requirement: ``function(q, v) <= level`` after the impact (e.g. a Lyapunov function).
+
+    Its violation: ``function(q, v) - level``, in the function's unit.
+    """
+    def violation(outcome):
+        return float(function(outcome.q, outcome.v)) - level
+    return requirement(violation, unit="the function's unit",
+                       name=f"below({getattr(function, '__name__', 'V')}, {level:g})")

@@ -33,6 +33,7 @@ Status codes: 0 solved and verified, 1 ray, 2 pivot limit, 3 numerical
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -161,7 +162,7 @@ def equilibrate(M, row_scale, col_scale, iterations=12):
                 if a > big:
                     big = a
             if big > 0.0:
-                row_scale[i] /= np.sqrt(big)
+                row_scale[i] /= math.sqrt(big)
         for j in range(n):
             big = 0.0
             for i in range(n):
@@ -169,7 +170,7 @@ def equilibrate(M, row_scale, col_scale, iterations=12):
                 if a > big:
                     big = a
             if big > 0.0:
-                col_scale[j] /= np.sqrt(big)
+                col_scale[j] /= math.sqrt(big)
 
 
 @kernel

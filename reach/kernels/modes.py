@@ -35,6 +35,7 @@ in the units of :mod:`reach.kernels.routh` (impulses times the mass scale).
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from reach.kernels.jit import counted, kernel
@@ -335,7 +336,7 @@ def maybe_non_unique(data, contacts, tol, work):
             modes[i] = piece_modes[p, i]
         if uncapped(modes, m, lam):
             continue
-        if np.isnan(piece_null[p, 0, 0]):
+        if math.isnan(piece_null[p, 0, 0]):
             if piece_point(piece_inv[p], modes, m, contacts[0], contacts[1], lam, tol, b, x) and \
                     admissible(W, m, modes, contacts, x, tol):
                 return True

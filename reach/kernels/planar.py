@@ -26,6 +26,7 @@ does not depend on which samples ran before it in the same worker.
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from reach.kernels.linalg import solve_dense
@@ -74,7 +75,7 @@ def piece_table(W, m, mode_inv):
     mu = np.array([W[4 * m + i, m + i] for i in range(m)])
     eye = np.eye(d)
     for code in range(P):
-        if np.isnan(mode_inv[code, 0, 0]):
+        if math.isnan(mode_inv[code, 0, 0]):
             continue
         modes = [(code // MODES**i) % MODES for i in range(m)]
         B = np.zeros((2 * m, d))
@@ -162,7 +163,7 @@ def piece_holds(W, inv, m, code, modes, contacts, tol, work, x, tabled):
         b[m + i] = -vt0[i] if mode != 0 and (mode - 1) % 3 == 0 else 0.0
     k = 2 * m
     if inv.shape[0] > 0:
-        if np.isnan(inv[code, 0, 0]):
+        if math.isnan(inv[code, 0, 0]):
             return False
         for r in range(k):  # normal impulses first: most pieces fail there, after a row or two
             acc = 0.0

@@ -35,12 +35,13 @@ Every accepted step is certified: the LCP residual against the data, Theorem
 7 (kinetic energy does not rise) and the friction cone in velocity units.
 
 Kernels take contiguous arrays, scalars and named tuples of them, write into
-buffers they are given and return status codes; :mod:`reach.sampler` and
-:mod:`reach.step` are the Python layer.
+buffers they are given and return status codes; :mod:`reach.sampling.engine` and
+:mod:`reach.problem.step` are the Python layer.
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -57,7 +58,7 @@ from reach.kernels.verify import clip_and_measure
 
 __all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "SampleOutput", "SAMPLE_FIELDS",
            "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
-           "modes_flag", "certify_flag", "run_samples_kernel"]
+           "modes_flag", "certify_flag", "run_sample", "run_samples_kernel"]
 
 #: Kernel code of ``solution_choice="first"``: the covering vector of ones.
 CHOICE_FIRST = 0
@@ -146,12 +147,12 @@ def fill_covering(d, choice, ratio, seed, sample, step, attempt):
         for i in range(d.shape[0]):
             d[i] = 1.0
         return
-    logr = np.log(ratio)
+    logr = math.log(ratio)
     stream = COVERING_STREAM if attempt == 0 else RETRY_STREAM + attempt
     state = stream_state(seed, stream, sample)
     base = step * d.shape[0]
     for i in range(d.shape[0]):
-        d[i] = np.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
+        d[i] = math.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
 
 
 @kernel
@@ -347,6 +348,54 @@ def _accept(out, s, v, v_next, res, worst):
 
 
 @kernel
+def run_sample(data, opts, P, s, gidx, out, work, modes, certify):
+    """Algorithm 1 for row ``s`` of ``P`` (global sample index ``gidx``) plus Algorithm 2's closing step.
+
+    Writes row ``s`` of ``out``; :func:`run_samples_kernel` calls it for
+    every row, and the GPU's kernel (:mod:`reach.kernels.device`) for its
+    thread's row.  See :func:`run_samples_kernel` for the arguments.
+    """
+    N = P.shape[1]
+    m = data.Jn.shape[0]
+    lam, v, v_next = work.lam, work.v, work.v_next
+    for j in range(v.shape[0]):
+        v[j] = data.v0[j]
+    work.piece[0] = -1  # the mode search starts from a guess at each sample (reach.kernels.planar)
+    if s < out.paths.shape[0]:
+        out.path_len[s] = 0
+    _record(out, s, v)
+    solves = 0
+    worst = 0.0
+    failed = False
+    terminated = False
+    step = 0
+    # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
+    # one call site of take_step, so that it is compiled into this kernel once
+    while True:
+        if not colliding(data.Jn, v, opts.colliding_tol):
+            terminated = step <= N  # Algorithm 1 ended within N steps (not by the closing step)
+            break
+        if step > N:  # still colliding after the closing step: not kept
+            break
+        for i in range(m):
+            lam[i] = opts.eps_lambda if step == N else opts.h * P[s, step, i]
+        status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes, certify)
+        solves += tries
+        step += 1
+        if status != SOLVED:
+            failed = True
+            break
+        worst = _accept(out, s, v, v_next, res, worst)
+    for j in range(v.shape[0]):
+        out.velocities[s, j] = v[j]
+    out.terminated[s] = terminated and not failed
+    out.lcp_solves[s] = solves
+    out.kept[s] = not failed and not colliding(data.Jn, v, opts.colliding_tol)
+    out.status[s] = 1 if failed else 0
+    out.residual[s] = worst
+
+
+@kernel
 def run_samples_kernel(data, opts, P, first_index, out, work, modes, certify):
     """Algorithm 1 for every row of ``P`` plus Algorithm 2's closing step; no per-sample Python.
 
@@ -369,44 +418,5 @@ def run_samples_kernel(data, opts, P, first_index, out, work, modes, certify):
     out : SampleOutput with S samples (paths of the first K)
     work : reach.kernels.routh_data.StepWork
     """
-    S = P.shape[0]
-    N = P.shape[1]
-    m = data.Jn.shape[0]
-    lam, v, v_next = work.lam, work.v, work.v_next
-    for s in range(S):
-        gidx = first_index + s
-        for j in range(v.shape[0]):
-            v[j] = data.v0[j]
-        work.piece[0] = -1  # the mode search starts from a guess at each sample (reach.kernels.planar)
-        if s < out.paths.shape[0]:
-            out.path_len[s] = 0
-        _record(out, s, v)
-        solves = 0
-        worst = 0.0
-        failed = False
-        terminated = False
-        step = 0
-        # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
-        # one call site of take_step, so that it is compiled into this kernel once
-        while True:
-            if not colliding(data.Jn, v, opts.colliding_tol):
-                terminated = step <= N  # Algorithm 1 ended within N steps (not by the closing step)
-                break
-            if step > N:  # still colliding after the closing step: not kept
-                break
-            for i in range(m):
-                lam[i] = opts.eps_lambda if step == N else opts.h * P[s, step, i]
-            status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes, certify)
-            solves += tries
-            step += 1
-            if status != SOLVED:
-                failed = True
-                break
-            worst = _accept(out, s, v, v_next, res, worst)
-        for j in range(v.shape[0]):
-            out.velocities[s, j] = v[j]
-        out.terminated[s] = terminated and not failed
-        out.lcp_solves[s] = solves
-        out.kept[s] = not failed and not colliding(data.Jn, v, opts.colliding_tol)
-        out.status[s] = 1 if failed else 0
-        out.residual[s] = worst
+    for s in range(P.shape[0]):
+        run_sample(data, opts, P, s, first_index + s, out, work, modes, certify)

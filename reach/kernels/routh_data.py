@@ -12,6 +12,7 @@ steps (:mod:`reach.kernels.routh`) and the mode steps of planar problems
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -146,7 +147,7 @@ def certified(W, q, z, w, m, nb_, opts):
     k = (nb_ - m) // m
     for i in range(m):
         mu = W[m + nb_ + i, m + i]
-        distance = -w[m + nb_ + i] / np.sqrt(mu * mu + k)  # impulse from (lambda_n, lambda_D) to the cone
+        distance = -w[m + nb_ + i] / math.sqrt(mu * mu + k)  # impulse from (lambda_n, lambda_D) to the cone
         if distance * gmax > opts.cone_tol * vscale:
             return False
     return True

@@ -12,6 +12,7 @@ Kernels only: contiguous arrays in, status numbers out, no allocation.
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from reach.kernels.jit import kernel
@@ -89,10 +90,10 @@ def residual_kernel(q, z, w, worst_negative, row_scale, col_scale):
     for i in range(n):  # no early exit, a branch less; a NaN or inf anywhere still gives inf
         zt = z[i] / col_scale[i] / sigma
         wt = row_scale[i] * w[i] / max(abs(row_scale[i] * q[i]), sigma)
-        finite &= np.isfinite(zt) & np.isfinite(wt)
+        finite &= math.isfinite(zt) & math.isfinite(wt)
         c = abs(min(zt, wt))
         res = max(res, c)
-    if not (finite and np.isfinite(res)):
+    if not (finite and math.isfinite(res)):
         return np.inf
     return res
 

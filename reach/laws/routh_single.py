@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["routh_single_contact"]
+__all__ = ["routh_single_contact", "striking_sticks"]
 
 
 def routh_single_contact(problem, contact=0):
@@ -66,3 +66,15 @@ def routh_single_contact(problem, contact=0):
         if steps[0] <= steps[1]:
             break
     return v, np.array(path)
+
+
+def striking_sticks(problem):
+    """The classical single-outcome law: the contact striking fastest sticks (Routh's single-contact
+    impact on it alone; the others lift).  Returns (1, nv), or (0, nv) when another contact would
+    still be closing (the law does not apply, e.g. a block landing flat)."""
+    striking = int(np.argmin(problem.normal_velocities(problem.v)))
+    v, _ = routh_single_contact(problem, striking)
+    scale = float(np.max(np.abs(problem.normal_velocities(problem.v))))
+    if np.any(problem.normal_velocities(v) < -1e-9 * scale):
+        return np.zeros((0, problem.nv))  # another contact would still close: the law has no outcome here
+    return v[None]

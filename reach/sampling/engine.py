@@ -95,7 +95,7 @@ def _load_kernels(plan):
         _LOADED.append(True)
 
 
-def run_chunk(plan, start, count, caps=None):
+def run_chunk(plan, start, count, caps=None, device=None):
     """Run samples ``start .. start + count - 1``; returns a dict of per-sample arrays.
 
     A pure function of (problem, settings, start, count) — and of ``caps``,
@@ -103,12 +103,17 @@ def run_chunk(plan, start, count, caps=None):
     (:mod:`reach.sampling.directed`), when given: the unit of parallel work and of
     checkpointing.  Inside, samples run in blocks whose caps fit
     :data:`CAP_BUDGET`; stored paths are trimmed to the longest path taken.
+    ``device``: a :class:`reach.sampling.gpu.Gpu` runs the blocks instead of
+    this process's CPU (the caps are drawn here either way).
     """
     problem, settings = plan.problem, plan.settings
     N, m, nv = settings.max_steps, problem.m, problem.nv
-    block = max(1, min(count, CAP_BUDGET // ((N + 2) * (m + nv))))  # caps and path rows of a block
+    if device is None:
+        block = max(1, min(count, CAP_BUDGET // ((N + 2) * (m + nv))))  # caps and path rows of a block
+        work = make_step_work(problem.lcp_size, m, nv)
+    else:
+        block = max(1, min(count, device.block_size(problem, N)))
     keep = max(0, min(settings.keep_paths - start, count))
-    work = make_step_work(problem.lcp_size, m, nv)
     chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
              for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
     paths, lengths = [], []
@@ -121,8 +126,12 @@ def run_chunk(plan, start, count, caps=None):
                           caps=settings.caps)
         else:
             P = np.ascontiguousarray(caps[a:b] / QUANT)
-        out = allocate_output(b - a, nv, max(0, min(keep - a, b - a)), N + 2)
-        run_samples_kernel(plan.data, plan.options, P, start + a, out, work, *plan.flags)
+        keep_here = max(0, min(keep - a, b - a))
+        if device is None:
+            out = allocate_output(b - a, nv, keep_here, N + 2)
+            run_samples_kernel(plan.data, plan.options, P, start + a, out, work, *plan.flags)
+        else:
+            out = device.run(plan, P, start + a, keep_here, N + 2)
         for name in SAMPLE_FIELDS:
             chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))
@@ -204,7 +213,7 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
     plan = Plan(problem, settings)
     _load_kernels(plan)  # compile (or load from cache) outside the timing
     requested = n_jobs
-    if n_jobs == "auto":
+    if n_jobs == "auto" and backend != "cuda":
         n_jobs, serial_estimate = auto_jobs(backend, settings.n_samples,
                                             lambda count: run_chunk(plan, 0, count)["kernel_seconds"])
     else:
@@ -221,7 +230,7 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
         executor = make_executor(n_jobs, backend, scheduler, limit=settings.n_samples)
     else:
         n_jobs, backend = executor.workers, executor.name  # what the metadata records
-    run_plan = plan_run(settings, executor.workers, done=done)
+    run_plan = plan_run(settings, executor.workers, done=done, chunk_size=executor.chunk_size)
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     try:

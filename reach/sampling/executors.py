@@ -13,6 +13,9 @@ the executor or its worker count.
 :class:`Threads`    threads of this process (``backend="threading"``; the kernels
                     release the GIL)
 :class:`Dask`       a dask.distributed cluster (``backend="dask"``, ``scheduler``)
+:class:`Cuda`       a CUDA GPU of this machine (``backend="cuda"``, ``reach run --gpu``): each
+                    item runs as ``fn(payload, *item, device=gpu)``, one thread a sample
+                    (:mod:`reach.sampling.gpu`)
 ==================  =================================================================
 
 >>> make_executor(1).describe()
@@ -25,10 +28,10 @@ import os
 
 from reach.sampling.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
 
-__all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "make_executor", "BACKENDS"]
+__all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "Cuda", "make_executor", "BACKENDS"]
 
 #: ``backend`` names of :func:`make_executor`.
-BACKENDS = ("serial", "loky", "threading", "dask")
+BACKENDS = ("serial", "loky", "threading", "dask", "cuda")
 
 
 class Executor:
@@ -41,6 +44,8 @@ class Executor:
 
     name = "executor"
     where = ""
+    #: Most samples a chunk (None: the settings' ``chunk_size``).
+    chunk_size = None
 
     def __init__(self, workers=1):
         self.workers = int(workers)
@@ -124,6 +129,33 @@ class Dask(Executor):
                 client.close()
 
 
+class Cuda(Executor):
+    """This machine's CUDA GPU: every item in turn, each as one or a few kernel launches of a thread a sample.
+
+    A plan for it has one worker and large chunks (:attr:`chunk_size`): a
+    GPU runs a chunk's samples at once, and its threads are the parallelism.
+    """
+
+    name = "cuda"
+    #: Samples a chunk: a GPU needs tens of thousands of threads at once to be busy.
+    chunk_size = 2**20
+
+    def __init__(self):
+        from reach.sampling.gpu import Gpu
+
+        super().__init__(1)
+        self.gpu = Gpu()
+        self.where = f"the GPU ({self.gpu.describe()})"
+
+    @property
+    def cores(self):
+        return os.cpu_count() or 1  # the CPU is idle while the GPU runs: the selection between rounds may use it
+
+    def map_unordered(self, fn, payload, items):
+        for item in items:
+            yield fn(payload, *item, device=self.gpu)
+
+
 def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
     """The executor for ``n_jobs`` (-1: every core) workers on ``backend``; at most ``limit`` workers.
 
@@ -132,6 +164,8 @@ def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
     """
     if backend not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
+    if backend == "cuda":
+        return Cuda()
     workers = 1 if backend == "serial" else worker_count(n_jobs, range(limit or os.cpu_count() or 1))
     if backend == "dask":
         return Dask(workers, scheduler)

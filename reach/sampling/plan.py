@@ -124,10 +124,11 @@ def _gaps(start, stop, done):
     return [(start + int(a), start + int(b)) for a, b in zip(edges[::2], edges[1::2])]
 
 
-def plan_run(settings, workers, *, done=None):
+def plan_run(settings, workers, *, done=None, chunk_size=None):
     """The :class:`RunPlan` of ``settings`` on ``workers`` workers; ``done`` (bool, n_samples): finished samples.
 
-    Each phase's chunks are at most ``settings.chunk_size`` samples and at
+    Each phase's chunks are at most ``chunk_size`` samples (default
+    ``settings.chunk_size``; a GPU's executor asks for larger ones) and at
     most ``count / (CHUNKS_PER_WORKER * workers)`` (rounded up), so a phase
     with enough samples has at least :data:`CHUNKS_PER_WORKER` chunks a worker.
     """
@@ -136,7 +137,7 @@ def plan_run(settings, workers, *, done=None):
         raise ValueError(f"`workers` must be >= 1; got {workers!r}.")
     phases = []
     for name, start, count in _phase_bounds(settings):
-        size = max(1, min(settings.chunk_size, -(-count // (CHUNKS_PER_WORKER * workers))))
+        size = max(1, min(chunk_size or settings.chunk_size, -(-count // (CHUNKS_PER_WORKER * workers))))
         chunks = [c for a, b in _gaps(start, start + count, done)
                   for c in tapered_chunks(a, b, size, floor=min(TAPER_FLOOR, size))]
         phases.append(Phase(name, start, count, tuple(chunks)))

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from reach.sampling.choice import auto_choice
+from reach.sampling.executors import make_executor
 from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
     measure_gap, thin_cells
 from reach.problem.impact import ImpactProblem
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
-__all__ = ["sample_post_impact_set", "sample_adaptive", "RUN_OPTIONS", "SETTING_OPTIONS"]
+__all__ = ["sample_post_impact_set", "sample_adaptive", "sample_to_coverage", "RUN_OPTIONS", "SETTING_OPTIONS"]
 
 
 #: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
@@ -45,9 +46,10 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         ``max_steps`` give way to the arguments, and their ``eps`` too where
         their ``h`` differs: it defaults to ``h / 10``); any option that names
         one of :data:`SETTING_OPTIONS` overrides its field.
-    executor : reach.sampling.executors.Executor, optional
-        Where the chunks run (:func:`reach.sampling.executors.make_executor`);
-        instead of ``n_jobs``, ``backend`` and ``scheduler``.
+    executor : reach.sampling.executors.Executor or str, optional
+        Where the chunks run (:func:`reach.sampling.executors.make_executor`),
+        or a backend's name (``"cuda"``: this machine's GPU); instead of
+        ``n_jobs``, ``backend`` and ``scheduler``.
     **options
         Settings fields and run options, by name; anything else is a TypeError.
     eps, seed, sequence, caps, strategy, solution_choice, keep_paths, chunk_size
@@ -65,10 +67,13 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         about as much), all cores otherwise; ``metadata["workers"]`` and
         ``metadata["serial_estimate_seconds"]`` record the choice.  The
         result does not depend on it.
-    backend : {"loky", "threading", "dask", "serial"}
+    backend : {"loky", "threading", "dask", "serial", "cuda"}
         ``"dask"`` runs the chunks on a dask.distributed cluster through
         joblib's Dask backend: pass ``scheduler`` (an address such as
         ``"tcp://10.0.0.5:8786"`` or a ``Client``) or have a Client running.
+        ``"cuda"`` runs them on this machine's GPU (:mod:`reach.sampling.gpu`;
+        needs ``pip install 'reach[cuda]'``), one thread a sample, with the
+        same set as the CPU's.
     checkpoint : path, optional
         Directory for a checkpoint: each finished chunk is written there
         atomically, so an interrupted run (Ctrl-C, a crash) can continue.
@@ -110,6 +115,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
     (True, True)
     """
     fields, run = _split_options(options, settings, executor, h)
+    if isinstance(executor, str):
+        executor = make_executor(backend=executor)
     why = None
     choice = fields.get("solution_choice", "auto")
     if isinstance(problem, ImpactProblem):  # (anything else is refused, by name, when the run is planned)
@@ -180,41 +187,108 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         budget, the held-out outcomes, how many landed farther than epsilon,
         the estimate and its upper bound; and whether the criterion was met.
     """
-    from scipy.stats import beta
-
-
     epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    result, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
+                                       max_samples, None, dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                                                               progress=progress), options)
+    result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
+                                   "rounds": rounds, "met": met}
+    warn_if_thin(result)
+    return result
+
+
+def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, confidence=0.95, initial=4096,
+                       max_samples=2**22, time_limit=None, **options):
+    """Sample until the held-out estimate says the set misses at most ``missed`` of its outcomes by more than
+    ``resolution`` (a fraction of ``|vn0|``), at ``confidence``; the budget follows the coverage asked for.
+
+    The budget doubles from ``initial`` (each round a fresh set, as
+    :func:`sample_adaptive`); after each round the held-out search
+    (:mod:`reach.sets.completeness`, 1/8 of the budget, its own seed) lands
+    outcomes, and the run stops when the one-sided Clopper-Pearson upper
+    bound on the share of them farther than ``resolution * |vn0|`` from the
+    set is at most ``missed``.  Every kept held-out outcome is a trial: the
+    bound is on the chance that the held-out search lands that far, not on the
+    share of the set's cells.  (Thinned to one outcome per cell of 0.4 % of
+    ``|vn0|``, as :func:`sample_adaptive` does, a two-contact set has only
+    250-300 cells, fewer than the 299 trials a 1 % bound at 95 % needs with
+    no failure: the rocking block's doubled to 2^16 samples with none of its
+    held-out outcomes farther than 2 %.)  ``max_samples``
+    caps the budget and ``time_limit`` (seconds) stops before a round that
+    would overrun it (a round is taken to cost twice the last); either way the
+    set says that it stopped short, and how complete it is
+    (``metadata["coverage"]``, ``metadata["completeness"]``).
+
+    Options are :func:`sample_post_impact_set`'s (``n_jobs``, ``backend``,
+    ``executor`` is not taken, ``seed``, ``strategy``, ...).
+    """
+    import time
+
+    resolution, missed = check_positive_number("resolution", resolution), check_positive_number("missed", missed)
+    if not 0 < confidence < 1:
+        raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    if time_limit is not None:
+        time_limit = check_positive_number("time_limit", time_limit)
+    run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}
+    t0 = time.perf_counter()
+    epsilon = resolution * closing_speed(problem) if isinstance(problem, ImpactProblem) else resolution
+    result, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
+                                             max_samples, time_limit, run, options, thin=False)
+    result.metadata["coverage"] = {"resolution": resolution, "missed": missed, "confidence": float(confidence),
+                                   "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
+                                   "budget": int(result.settings.n_samples),
+                                   "samples_drawn": int(sum(r["samples"] + r["held_out_samples"] for r in rounds)),
+                                   "seconds": time.perf_counter() - t0}
+    warn_if_thin(result)
+    return result
+
+
+def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_samples, time_limit, run, options, *,
+              thin=True):
+    """Doubling budgets until the held-out bound is at most ``bound``: ``(set, rounds, met, why it stopped)``.
+
+    ``thin``: the trials are the held-out outcomes thinned to one per cell of 0.4 % of ``|vn0|``; else all of them.
+    """
+    import time
+
+    from scipy.stats import beta
+
     max_samples = check_integer("max_samples", max_samples, low=1)
     initial = check_integer("initial", initial, low=1, high=max_samples)
-    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    progress = run.pop("progress", False)
     why = None
     if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
         options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
-    rounds, met, n = [], False, initial
+    rounds, n, t0 = [], initial, time.perf_counter()
     while True:
+        start = time.perf_counter()
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
                                         **run, **options)
         held = run_sampling(problem, held_out_settings(result.settings), warn=False, **run)
-        cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem))
+        cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem)) if thin else held.velocities
         d = np.atleast_1d(result.distance_to(cells)) if len(result) and len(cells) else np.zeros(0)
         far, trials = int(np.count_nonzero(d > epsilon)), len(d)
         upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
-        rounds.append({"samples": n, "held_out": trials, "far": far, "estimate": far / max(trials, 1),
-                       "upper_bound": upper})
+        rounds.append({"samples": n, "held_out_samples": held.settings.n_samples, "held_out": trials, "far": far,
+                       "estimate": far / max(trials, 1), "upper_bound": upper,
+                       "seconds": time.perf_counter() - start})
         if progress:
             print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
                   f"(upper bound {upper:.2e})")
-        met = upper < 1 - confidence
-        if met or 2 * n > max_samples:
+        if upper <= bound:
+            stopped = "met"
+            break
+        if 2 * n > max_samples:
+            stopped = "sample cap"
+            break
+        if time_limit is not None and time.perf_counter() - t0 + 2 * rounds[-1]["seconds"] > time_limit:
+            stopped = "time limit"
             break
         n *= 2
     if why is not None:
         result.metadata["auto_choice"] = why
     result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
                                                   samples=held.settings.n_samples)
-    result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
-                                   "rounds": rounds, "met": met}
-    warn_if_thin(result)
-    return result
+    return result, rounds, stopped == "met", stopped

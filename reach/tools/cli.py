@@ -21,6 +21,7 @@ from pathlib import Path
 from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_path, positive_float
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
+from reach.tools.cli_bench import add_bench
 from reach.tools.cli_simulate import add_simulate
 from reach.tools.cli_design import add_sweep
 from reach.tools.cli_through import add_through
@@ -146,9 +147,12 @@ def cmd_run(args):
     result.metadata["uniqueness"] = choice_check(result, n_samples=CHECK_SAMPLES // 2 if args.quick else CHECK_SAMPLES,
                                                  seed=args.seed)
     summary = result.summary()
+    if "coverage" in result.metadata:
+        summary["coverage"] = result.metadata["coverage"]
     print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed}, "
                                   f"choice={result.settings.solution_choice})"))
     _print_adaptive(summary.get("adaptive"))
+    _print_coverage(result.metadata.get("coverage"))
     result.save(out)  # atomic: the checkpoint goes only once the result is safely on disk
     if checkpoint.exists():
         import shutil
@@ -168,8 +172,9 @@ def cmd_run(args):
 
 def _describe_plan(args, n_samples, h, N):
     """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
-    from reach.sets.completeness import held_out_settings
+    from reach.sampling.executors import Cuda
     from reach.sampling.plan import plan_run
+    from reach.sets.completeness import held_out_settings
     from reach.sampling.settings import SamplingSettings
     from reach.sampling.workers import worker_count
 
@@ -179,9 +184,11 @@ def _describe_plan(args, n_samples, h, N):
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
-    workers = 1 if args.backend == "serial" else worker_count(jobs, range(n_samples))
-    lines = [plan_run(settings, workers).describe()]
-    if args.n_jobs == "auto":
+    workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
+    lines = [plan_run(settings, workers, chunk_size=Cuda.chunk_size if args.backend == "cuda" else None).describe()]
+    if args.backend == "cuda":
+        lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
+    elif args.n_jobs == "auto":
         lines.append("(--n-jobs auto: one worker instead, where a pilot of 256 samples puts the run under 1 s)")
     held = held_out_settings(settings)
     lines.append(f"then the held-out completeness search: {held.n_samples:,d} samples of its own, "
@@ -190,15 +197,32 @@ def _describe_plan(args, n_samples, h, N):
 
 
 def _sample(args, problem, h, N, n_samples, checkpoint, common):
-    """The run itself: adaptive stopping with ``--epsilon``, else a fixed budget (checkpointed)."""
+    """The run itself: to a coverage with ``--coverage``, adaptive stopping with ``--epsilon``, else a fixed
+    budget (checkpointed)."""
     from reach import sample_post_impact_set
-    from reach.sets.build import sample_adaptive
+    from reach.sets.build import sample_adaptive, sample_to_coverage
 
+    if args.coverage:
+        return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=max(n_samples, 4096),
+                                  time_limit=args.time_limit, **common)
     if args.epsilon is not None:
         return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
                                max_samples=max(n_samples, 4096), **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
                                   keep_checkpoint=True, **common)
+
+
+def _print_coverage(coverage):
+    if not coverage:
+        return
+    last = coverage["rounds"][-1]
+    goal = (f"at most {coverage['missed']:.0%} of the held-out outcomes farther than {coverage['resolution']:.0%} "
+            f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
+    verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
+    print(f"\ncoverage target, {goal}: {verdict}")
+    print(f"budget needed: {coverage['budget']:,d} samples ({coverage['samples_drawn']:,d} drawn over "
+          f"{len(coverage['rounds'])} rounds, held-out searches included) in {coverage['seconds']:.1f} s; "
+          f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
 
 
 def _print_adaptive(adaptive):
@@ -284,41 +308,6 @@ def cmd_figures(args):
     return 0
 
 
-def cmd_bench(args):
-    from reach.tools.bench import format_bench, run_bench
-
-    json_out = output_path(args.json, "--json") if args.json else None
-    if args.scaling:
-        from reach.tools.scaling import format_scaling, plot_scaling, run_scaling
-
-        plot_out = output_path(args.plot, "--plot", suffixes=image_suffixes()) if args.plot else None
-        report = run_scaling(quick=args.quick)
-        print(format_scaling(report))
-        if plot_out is not None:
-            print(f"wrote {plot_scaling(report, plot_out)}")
-    elif args.simulators:
-        import importlib.util
-
-        if importlib.util.find_spec("mujoco") is None:
-            raise UsageError("reach: --simulators needs MuJoCo: pip install 'reach[mujoco]'")
-        from reach.tools.bench_simulators import format_set_vs_simulation, set_vs_simulation
-
-        report = set_vs_simulation(repeats=1 if args.quick else 3)
-        print(format_set_vs_simulation(report))
-    elif args.parallel:
-        from reach.tools.bench_parallel import format_parallel, run_parallel
-
-        report = run_parallel(quick=args.quick)
-        print(format_parallel(report))
-    else:
-        report = run_bench(quick=args.quick)
-        print(format_bench(report))
-    if json_out is not None:
-        json_out.write_text(json.dumps(report, indent=1))
-        print(f"wrote {json_out}")
-    return 0
-
-
 def cmd_coverage(args):
     from reach.tools.coverage import format_coverage, plot_coverage, run_coverage, save_report
 
@@ -381,12 +370,19 @@ def _add_run(sub):
     p.add_argument("--n-jobs", type=_n_jobs, default="auto", metavar="J",
                    help="parallel workers (-1: all cores; auto, the default: one core when a pilot puts the "
                         "run under a second there, else all; the result does not depend on it)")
-    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial"), default="loky")
+    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial", "cuda"), default="loky")
+    p.add_argument("--gpu", action="store_const", const="cuda", dest="backend",
+                   help="run the samples on this machine's CUDA GPU (--backend cuda; needs 'reach[cuda]')")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its checkpoint (OUT.ckpt)")
     p.add_argument("--epsilon", type=positive_float, metavar="E",
                    help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
+    p.add_argument("--coverage", action="store_true",
+                   help="sample until the held-out estimate puts at most 1%% of outcomes farther than 2%% of |vn0| "
+                        "from the set (doubling budgets; --samples caps them); prints the budget it needed")
+    p.add_argument("--time-limit", type=positive_float, metavar="S",
+                   help="with --coverage: stop before a round that would take the run past S seconds")
     p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
                    help="adaptive stopping confidence (default 0.95); --samples caps the count")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -446,17 +442,7 @@ def build_parser():
                                                     "table3, zeno, compliant, stepping, through, design, simulators")
     p.set_defaults(func=cmd_figures)
 
-    p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--json", metavar="FILE")
-    p.add_argument("--scaling", action="store_true",
-                   help="cost per LCP against its size n, planar and spatial, beside QuantEcon's Lemke")
-    p.add_argument("--plot", metavar="FILE.png", help="with --scaling: draw µs per LCP against n")
-    p.add_argument("--parallel", action="store_true",
-                   help="only the parallel speed-up: 2^18 samples on one worker and on all, alternating")
-    p.add_argument("--simulators", action="store_true",
-                   help="a 2^14-sample set against one stiff MuJoCo simulation of the same impact (planar, 3-D)")
-    p.set_defaults(func=cmd_bench)
+    add_bench(sub)
     add_simulate(sub)
     add_through(sub)
     add_sweep(sub)

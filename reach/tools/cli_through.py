@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS
+from reach.sampling.gpu import NoGpuError
 from reach.tools.arguments import UsageError, UserCodeError, integer_text, n_jobs, output_path, samples, seed
 from reach.tools.compiling import compile_progress
 
@@ -38,6 +39,7 @@ def add_through(sub):
     p.add_argument("--controller", metavar="MODULE:FUNCTION", help="a force f(t, q, v) -> array applied in flight")
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--n-jobs", type=n_jobs, default=1, metavar="J")
+    p.add_argument("--gpu", action="store_true", help="sample every impact's set on this machine's CUDA GPU")
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME-impacts.npz)")
     p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
     p.add_argument("--resume", action="store_true",
@@ -86,6 +88,9 @@ class UserFunction:
         self.answer = answer
         self.shape = None  # a controller's: the force's shape, (nv,), set once the system is known
         self.__name__ = getattr(function, "__name__", label)
+        if hasattr(function, "violation"):  # a measured requirement (reach.analysis.robust.requirement)
+            self.violation = UserFunction(function.violation, f"{label} (its violation)", "number")
+            self.unit = getattr(function, "unit", "")
 
     def __call__(self, *args):
         try:
@@ -153,8 +158,10 @@ def cmd_trajectory(args):
     try:
         with compile_progress():
             result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
-                               guard=example.guard, progress=True, checkpoint=checkpoint, resume=args.resume,
-                               **options)
+                               executor="cuda" if args.gpu else None, guard=example.guard, progress=True,
+                               checkpoint=checkpoint, resume=args.resume, **options)
+    except NoGpuError as exc:
+        raise UsageError(f"reach: {exc}") from None
     except ValueError as exc:
         if "checkpoint" in str(exc):
             raise UsageError(f"reach: {exc}") from None
@@ -234,20 +241,48 @@ def cmd_robust(args):
 def format_reports(reports, predicate, cost, settings=None):
     """The table ``reach robust`` prints; ``settings`` (the run's PropagationSettings) gives the cell size."""
     name = getattr(predicate, "__name__", None) or getattr(cost, "__name__", "cost")
-    column = "cost" if cost is not None else "distance"
+    measured = cost is not None or hasattr(predicate, "violation")
+    column = "cost" if cost is not None else ("violation" if measured else "distance")
     lines = [f"requirement: {name}",
-             f"{'impact':>6} {'outcomes':>9} {'violating':>9} {'extent':>7} {'worst':>7} {column:>10}  witness"]
+             f"{'impact':>6} {'outcomes':>9} {'violating':>9} {'extent':>7} {'missed':>7} {'worst':>7} {column:>10}"
+             + (f" {'distance':>9}" if measured else "") + "  witness"]
     for r in reports:
         witness = " -> ".join(f"impact {k}: branch {b}, sample {s}" for k, b, s, _ in r.witness) or "-"
         replay = "" if r.replayed is None else ("  (replayed bit for bit)" if r.replayed else "  (REPLAY DIFFERS)")
         value = "-" if r.worst_value is None else f"{r.worst_value:.4g}"
-        lines.append(f"{r.impact:>6} {r.outcomes:>9,d} {r.violating:>9,d} {r.extent:>7.1%} "
-                     f"{'-' if r.worst is None else r.worst:>7} {value:>10}  {witness}{replay}")
+        distance = "-" if r.distance is None else f"{r.distance:.3g}"
+        missed = "-" if r.missed is None else f"{r.missed['outside_2pct']:.1%}"
+        lines.append(f"{r.impact:>6} {r.outcomes:>9,d} {r.violating:>9,d} {r.extent:>7.1%} {missed:>7} "
+                     f"{'-' if r.worst is None else r.worst:>7} {value:>10}" + (f" {distance:>9}" if measured else "")
+                     + f"  {witness}{replay}")
     lines.append("extent: share of the set's occupied cells holding a violating outcome (not of the samples)")
+    lines.append("missed: the set's held-out estimate, the share of outcomes it misses by more than 2 % of |vn0| "
+                 "(the largest over the impact's branches; '-': not estimated)")
+    cell = "" if settings is None else f" ({settings.resolution:g} m/s or rad/s, {settings.resolution_q:g} m or rad)"
+    cells = f"in cells of the propagation's resolution{cell}, largest coordinate"
     if cost is not None:
         lines.append("worst: the violator of largest cost (cost: in the unit of your cost function)")
+    elif measured:
+        lines.append(f"worst: the violator that violates most, by the requirement's own measure "
+                     f"(violation: in {predicate.unit})")
     else:
-        cell = "" if settings is None else f" ({settings.resolution:g} m/s or rad/s, {settings.resolution_q:g} m or rad)"
-        lines.append("worst: the violator farthest from every satisfying outcome; distance: in cells of the "
-                     f"propagation's resolution{cell}, largest coordinate")
+        lines.append(f"worst: the violator farthest from every satisfying outcome; distance: {cells}")
+    if measured:
+        lines.append(f"distance: the worst violator's distance from every satisfying outcome, {cells}")
+    lines += _warnings(reports)
     return "\n".join(lines)
+
+
+def _warnings(reports):
+    """Warnings under ``reach robust``'s table: sets that are not complete, and carried states too sparse."""
+    lines = []
+    for r in reports:
+        if r.missed is not None and r.missed["outside_2pct"] > 0.01:
+            lines.append(f"warning: impact {r.impact}: the set misses {r.missed['outside_2pct']:.1%} of its outcomes "
+                         f"by more than 2 % of |vn0| (farthest {r.missed['max_fraction']:.1%}): a violation there "
+                         "would go unseen; raise --budget")
+        if r.cover_radius > 1.0:
+            lines.append(f"warning: impact {r.impact}: the states carried on leave outcomes {r.cover_radius:.2f} "
+                         "cells away (over 1): the next impacts start from fewer states than the set holds; "
+                         "raise --branches")
+    return lines

@@ -5,7 +5,8 @@ import pytest
 
 import scenarios
 from reach.analysis.flow import STICK, flow, stance_from_velocity
-from reach.analysis.propagate import load_propagation, propagate, save_propagation, striking_sticks
+from reach.analysis.propagate import load_propagation, propagate, save_propagation
+from reach.laws.routh_single import striking_sticks
 from reach.analysis.robust import below, check, sticks, within
 from scenarios import rimless_wheel as rw
 
@@ -120,8 +121,34 @@ def test_robustness_check_finds_the_violations_and_their_witnesses(dropped_block
         assert report.replayed is True
     calm = check(run, within(np.zeros(3), 1.0), replay=False)
     assert all(r.violating == 0 and r.worst is None for r in calm)
+    # every impact's set says how complete it is (issue 41), and the carried cover radius is reported
+    for r, record in zip(calm, run.impacts):
+        assert r.missed is not None and 0.0 <= r.missed["outside_2pct"] <= 1.0 and r.cover_radius == record.radius
     energy = check(run, below(lambda q, v: 0.5 * v @ v, 1e-6), replay=False)
     assert energy[0].violating > 0
+
+
+def test_the_worst_is_the_largest_violation_by_the_requirements_own_measure(dropped_block):
+    """A measured requirement's worst violates most (issue 41: not the violator farthest from the rest)."""
+    from reach.analysis.robust import outcomes, requirement
+
+    example, run = dropped_block
+    spin = requirement(lambda o: abs(o.v[2]) - 0.05, unit="rad/s", name="spin below 0.05")
+    bare = lambda o: bool(abs(o.v[2]) <= 0.05)  # noqa: E731 - the same predicate, without its measure
+    for measured, plain, k in zip(check(run, spin, replay=False), check(run, bare, replay=False), range(1, 4)):
+        assert measured.violating == plain.violating
+        if not measured.violating:  # the block has come to rest by impact 3
+            assert measured.worst is None and plain.worst is None
+            continue
+        spins = np.array([abs(o.v[2]) for o in outcomes(run, k)])
+        assert measured.worst_value == pytest.approx(spins.max() - 0.05)  # the largest violation, in rad/s
+        assert measured.measure == "violation (rad/s)" and plain.measure == "distance (cells)"
+        assert measured.distance is not None and measured.distance > 0
+    for name, made in (("sticks", sticks("block.bottom_left|floor")), ("within", within(np.zeros(3), 0.01)),
+                       ("below", below(lambda q, v: 0.5 * v @ v, 1e-6))):
+        report = check(run, made, replay=False)[0]
+        values = [made.violation(o) for o in outcomes(run, 1) if not made(o)]
+        assert report.worst_value == pytest.approx(max(values)) and max(values) > 0, name
 
 
 def test_propagations_save_and_load(tmp_path, dropped_block):
@@ -180,7 +207,7 @@ def test_an_interrupted_propagation_resumes_to_the_same_result(tmp_path, dropped
 
 def test_a_single_set_checks_like_a_propagation_planar_and_spatial():
     from reach import ImpactProblem, sample_post_impact_set
-    from reach.analysis.propagate import SetPropagation
+    from reach.analysis.set_propagation import SetPropagation
 
     s = scenarios.get("compass-gait")
     result = sample_post_impact_set(s.problem, 2 ** 11, s.h, s.N, keep_caps=True, completeness=False)

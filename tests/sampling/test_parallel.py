@@ -61,13 +61,14 @@ def test_auto_uses_every_core_for_a_long_run(gait, serial, monkeypatch):
 
 
 def test_dask_local_cluster_equals_serial(gait, serial):
+    """A LocalCluster of 4 workers (issue 39) gives the serial set bit for bit."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=4, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster):
-            par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2,
+            par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=4,
                                          backend="dask", **ARGS)
-        by_address = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2,
+        by_address = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=4,
                                             backend="dask", scheduler=cluster.scheduler_address, **ARGS)
     assert_same(serial, par)
     assert_same(serial, by_address)

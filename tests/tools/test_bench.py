@@ -109,12 +109,16 @@ def test_set_against_one_simulation_reports_both_and_the_verdicts():
 
 
 def test_parallel_report_shows_the_pairs_spread_and_the_target():
-    from reach.tools.bench_parallel import PARALLEL_TARGET, format_parallel
+    from reach.tools.bench_parallel import format_parallel, target
 
-    row = dict(samples=2**18, workers=2, wall_1_s=1.8, wall_all_s=1.0, speedup=1.8, speedup_pairs=[1.62, 1.8, 1.91],
+    row = dict(samples=2**20, workers=2, wall_1_s=1.9, wall_all_s=1.0, speedup=1.9, speedup_pairs=[1.62, 1.9, 1.91],
                kernel_cpu_1_s=1.6, kernel_cpu_all_s=1.6, parent_cpu_all_s=0.3, selection_wall_all_s=0.15,
-               load_average_1min=0.5)
-    text = format_parallel({"compass-gait": row, "old": {**row, "speedup": 1.5, "speedup_pairs": [1.5]}})
-    assert "| 1.80× (1.62–1.91) |" in text and "| 0.15 s |" in text
-    assert f"[met] compass-gait: 1.80× on 2 workers (≥ {PARALLEL_TARGET}×" in text
-    assert "| 1.50× |" in text and "[MISSED] old: 1.50×" in text  # one pair: no spread
+               load_average_1min=0.5, case="compass-gait")
+    slow = {**row, "speedup": 1.5, "speedup_pairs": [1.5], "case": "disk-stack", "samples": 2**18}
+    odd = {**row, "workers": 3}
+    text = format_parallel({"compass-gait 2^20": row, "disk-stack 2^18": slow, "three": odd})
+    assert "| 1.90× (1.62–1.91) |" in text and "| 0.15 s |" in text
+    assert f"[met] compass-gait 2^20: 1.90× on 2 workers (≥ {target('compass-gait', 2**20, 2)}×, issue 39)" in text
+    assert "| 1.50× |" in text and "[MISSED] disk-stack 2^18: 1.50×" in text  # one pair: no spread
+    assert "[no target] three" in text
+    assert target("quadruped", 2**16, 16) == 8.0 and target("disk-stack", 2**18, 16) == 12.0

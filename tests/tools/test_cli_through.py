@@ -27,6 +27,35 @@ def test_robust_reports_violations_with_replayed_witnesses(saved, tmp_path, monk
     assert "replayed bit for bit" in out and "REPLAY DIFFERS" not in out
 
 
+def test_robust_shows_each_sets_completeness_and_warns_where_it_or_the_cover_falls_short():
+    from reach.analysis.robust import Report
+    from reach.tools.cli_through import format_reports
+
+    fine = Report(1, 100, 0, 0.0, None, None, [], None, missed={"outside_2pct": 0.0, "max_fraction": 0.01},
+                  cover_radius=0.8)
+    thin = Report(2, 100, 0, 0.0, None, None, [], None, missed={"outside_2pct": 0.031, "max_fraction": 0.07},
+                  cover_radius=2.5)
+    out = format_reports([fine, thin], predicate=lambda o: True, cost=None)
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("impact"))
+    assert "missed" in header and " 3.1% " in out
+    warnings = [line for line in out.splitlines() if line.startswith("warning")]
+    assert len(warnings) == 2 and all("impact 2" in w for w in warnings)
+    assert "misses 3.1%" in warnings[0] and "2.50 cells" in warnings[1]
+
+
+def test_robust_reports_a_measured_requirements_largest_violation_with_its_unit(saved, tmp_path, monkeypatch,
+                                                                                capsys):
+    (tmp_path / "spin.py").write_text(
+        "from reach.analysis.robust import requirement\n"
+        "slow = requirement(lambda o: abs(o.v[2]) - 0.05, unit='rad/s', name='slow')\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["robust", str(saved), "--predicate", "spin:slow", "--no-replay"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("impact"))
+    assert "violation" in header and "distance" in header
+    assert "the violator that violates most, by the requirement's own measure (violation: in rad/s)" in out
+
+
 @pytest.mark.parametrize("argv, words", [
     (["trajectory", "nope"], "unknown multi-impact example"),
     (["trajectory", "rocking-block", "--impacts", "0"], "--impacts"),

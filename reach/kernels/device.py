@@ -1,0 +1,149 @@
+"""The sampling kernel on a CUDA GPU: the CPU kernels compiled again as device functions, one thread a sample.
+
+Nothing here is a second copy of the algorithm.  :func:`device_function`
+takes a kernel's Python source (the ``py_func`` of its Numba dispatcher) and
+compiles it with ``numba.cuda.jit(device=True)``, after swapping every kernel
+it calls for that kernel's own device version (recursively, once each).  So
+Lemke's method, the verification, the Routh step and Algorithm 1 are the same
+code on both targets, and a change to one is a change to both.  (On scalars
+the kernels call ``math.exp``, ``math.sqrt``, ``math.isnan``..., never NumPy's
+ufuncs, which CUDA does not have; ``tests/sampling/test_gpu.py`` compiles the
+kernel to PTX to hold that.)
+
+The kernel itself (:func:`kernel_function`) is the only CUDA code of its
+own: thread ``s`` allocates its work arrays (a
+:class:`~reach.kernels.routh_data.StepWork`, every field sized to the problem)
+with ``cuda.local.array`` and runs :func:`reach.kernels.routh.run_sample` on
+row ``s`` of the caps.  Local arrays live in the GPU's per-thread local
+memory, which the hardware interleaves thread by thread, so the threads of a
+warp reading the same entry of their own arrays read one contiguous line.
+Their shapes must be constants of the kernel: one kernel is compiled per
+problem size and flag pair.  The kernel's source is written from
+``StepWork``'s fields (:func:`kernel_source`), so a new work array needs no
+change here.
+
+Samples are independent and keyed by their global index, so a GPU's set is
+the CPU's set: bit for bit under Numba's CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``, which CI runs), and on a device up to the fused
+multiply-adds that the CUDA compiler contracts (``a * b + c`` rounded once:
+it may differ in the last bits wherever a kernel sums products) and its
+``exp``/``log`` (within an ulp of the C library's).
+
+``numba.cuda`` is imported on first use, never at import time: the CPU
+install needs no CUDA.  numba-cuda 0.30 still overloads ``np.row_stack``,
+which numpy 2.5 removed; :func:`numba_cuda` restores the name (as ``np.vstack``,
+what numpy deprecated it for) before the import, or no kernel compiles.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from reach.kernels.lcp import LemkeWork
+from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
+from reach.kernels.routh_data import StepWork, make_step_work
+
+__all__ = ["numba_cuda", "available", "device_function", "kernel_source", "kernel_function", "sample_kernel",
+           "output_on", "THREADS_PER_BLOCK"]
+
+#: Threads per block of :func:`sample_kernel` (block sizes 32-256 ran alike in a direct port, quadruped touchdown).
+THREADS_PER_BLOCK = 64
+
+_DEVICE = {}   # a kernel's py_func -> its device function
+_KERNELS = {}  # (modes, certify, n, m, nv) -> the sampling kernel
+
+
+def numba_cuda():
+    """``numba.cuda``, imported on first call (with numpy 2.5's missing ``np.row_stack`` restored for numba-cuda)."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    from numba import cuda
+
+    return cuda
+
+
+def available():
+    """Whether a CUDA GPU (or Numba's simulator, ``NUMBA_ENABLE_CUDASIM=1``) can run :func:`sample_kernel`."""
+    try:
+        return bool(numba_cuda().is_available())
+    except Exception:  # no driver, no numba-cuda, a broken toolkit: no GPU for this process
+        return False
+
+
+def device_function(dispatcher):
+    """The CUDA device version of the Numba kernel ``dispatcher`` (compiled lazily, cached per process).
+
+    The kernel's source is reused as it is; only the kernels it calls are
+    swapped for their device versions, in a copy of its module's globals.
+    """
+    source = dispatcher.py_func
+    if source not in _DEVICE:
+        names = dict(source.__globals__)
+        for name in source.__code__.co_names:
+            if isinstance(names.get(name), Dispatcher):
+                names[name] = device_function(names[name])
+        clone = types.FunctionType(source.__code__, names, source.__name__, source.__defaults__,
+                                   source.__closure__)
+        clone.__qualname__ = source.__qualname__
+        clone.__doc__ = source.__doc__
+        _DEVICE[source] = numba_cuda().jit(device=True)(clone)
+    return _DEVICE[source]
+
+
+def _local(array):
+    """``cuda.local.array(shape, dtype)`` of a template array, as source."""
+    return f"cuda.local.array({tuple(int(d) for d in array.shape)!r}, {np.dtype(array.dtype).name})"
+
+
+def kernel_source(n, m, nv):
+    """Source of the kernel for an LCP of size ``n``, ``m`` contacts and ``nv`` velocities.
+
+    ``samples(data, opts, P, first_index, out)``: thread ``s`` makes its
+    :class:`StepWork` of local arrays shaped as :func:`make_step_work`'s, and
+    runs sample ``first_index + s`` (``RUN``, ``MODES`` and ``CERTIFY`` are
+    bound by :func:`kernel_function`).
+    """
+    template = make_step_work(n, m, nv)
+    lemke = ", ".join(_local(a) for a in template.lemke)
+    rest = ", ".join(_local(a) for a in template[1:])
+    return (f"def samples(data, opts, P, first_index, out):\n"
+            f"    s = cuda.grid(1)\n"
+            f"    if s < P.shape[0]:\n"
+            f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
+            f"        RUN(data, opts, P, s, first_index + s, out, work, MODES, CERTIFY)\n")
+
+
+def kernel_function(modes, certify, n, m, nv):
+    """The Python function :func:`sample_kernel` compiles: :func:`kernel_source`, its names bound."""
+    from numba import float64, int64
+
+    names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
+             "int64": int64, "RUN": device_function(run_sample), "MODES": modes, "CERTIFY": certify}
+    exec(compile(kernel_source(n, m, nv), f"<reach sampling kernel n={n} m={m} nv={nv}>", "exec"), names)
+    return names["samples"]
+
+
+def sample_kernel(modes, certify, n, m, nv):
+    """The CUDA kernel ``kernel[blocks, threads](data, opts, P, first_index, out)``.
+
+    ``modes`` and ``certify`` are :func:`reach.kernels.routh.run_samples_kernel`'s
+    (``None`` or ``True``): constants of the kernel, so a run of random or first
+    choice compiles no contact-mode code, as on the CPU; ``n``, ``m``, ``nv``
+    size the work arrays.  Thread ``s`` fills row ``s`` of ``out`` (a
+    :class:`~reach.kernels.routh.SampleOutput`).
+    """
+    key = (modes, certify, n, m, nv)
+    if key not in _KERNELS:
+        _KERNELS[key] = numba_cuda().jit(kernel_function(*key))
+    return _KERNELS[key]
+
+
+def output_on(count, nv, keep, path_rows, allocate):
+    """A :class:`SampleOutput` made by ``allocate(shape, dtype)`` (see :func:`reach.kernels.routh.allocate_output`)."""
+    arrays = {name: allocate((count, nv) if per_v else (count,), dtype)
+              for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
+    return SampleOutput(**arrays, paths=allocate((keep, path_rows, nv), np.float64),
+                        path_len=allocate((keep,), np.int64))

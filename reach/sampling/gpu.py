@@ -1,0 +1,91 @@
+"""Running a plan's chunks on a CUDA GPU: the device side of :class:`reach.sampling.executors.Cuda`.
+
+A :class:`Gpu` runs blocks of samples with :func:`reach.kernels.device.sample_kernel`,
+one thread a sample.  The engine's :func:`~reach.sampling.engine.run_chunk`
+draws the caps as on the CPU (from (seed, index), or a directed round's
+chosen caps) and hands each block to :meth:`Gpu.run` instead of the CPU
+kernel, so a chunk, its checkpoint file and the set are the same whichever
+runs it.
+
+A block holds as many samples as :data:`CAP_NUMBERS` caps allow (they go to
+the device a block at a time) and at most :data:`MAX_BLOCK`; each thread's
+work arrays are local to it (:mod:`reach.kernels.device`).  The problem's data
+goes to the device once a run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.kernels import device as kernels_device
+from reach.kernels.routh import SampleOutput
+
+__all__ = ["Gpu", "NoGpuError", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available"]
+
+#: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
+CAP_NUMBERS = 2**25
+
+#: Most samples one launch runs (a large GPU keeps about 2^18 threads resident; more queue behind them).
+MAX_BLOCK = 2**21
+
+
+class NoGpuError(ValueError):
+    """This process has no CUDA GPU to run on (no device, no driver, or no numba-cuda)."""
+
+
+def gpu_available():
+    """Whether this process can run samples on a CUDA GPU (or Numba's CUDA simulator)."""
+    return kernels_device.available()
+
+
+def _to_device(cuda, value):
+    """``value`` with every array in it (nested named tuples too) copied to the device."""
+    if isinstance(value, np.ndarray):
+        return cuda.to_device(np.ascontiguousarray(value))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_to_device(cuda, v) for v in value])
+    return value
+
+
+class Gpu:
+    """One CUDA GPU as the engine sees it: a block size, and :meth:`run` for a block of samples."""
+
+    def __init__(self):
+        if not gpu_available():
+            raise NoGpuError("no CUDA GPU here (numba-cuda finds no device): run on the CPU, or install "
+                             "'reach[cuda]' on a machine with an NVIDIA GPU and its driver.")
+        self.cuda = kernels_device.numba_cuda()
+        self._data = {}  # id of a plan's kernel data -> (that data, its device copy)
+
+    def describe(self):
+        """The device's name, e.g. ``NVIDIA H200`` (``simulator`` under NUMBA_ENABLE_CUDASIM=1)."""
+        try:
+            name = self.cuda.get_current_device().name
+        except Exception:  # the simulator's fake device
+            return "simulator"
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    def block_size(self, problem, max_steps):
+        """Samples a launch: as many as :data:`CAP_NUMBERS` caps allow, at most :data:`MAX_BLOCK`."""
+        return max(1, min(MAX_BLOCK, CAP_NUMBERS // (max_steps * problem.m)))
+
+    def run(self, plan, P, first_index, keep, path_rows):
+        """Samples ``first_index ..`` of caps ``P`` (S, N, m) on the device; a host :class:`SampleOutput`."""
+        cuda = self.cuda
+        problem = plan.problem
+        S, nv = P.shape[0], problem.nv
+        data = self._device_data(plan)
+        out = kernels_device.output_on(S, nv, keep, path_rows, lambda shape, dtype: cuda.device_array(shape, dtype))
+        out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
+        kernel = kernels_device.sample_kernel(*plan.flags, problem.lcp_size, problem.m, nv)
+        threads = kernels_device.THREADS_PER_BLOCK
+        kernel[(S + threads - 1) // threads, threads](data, plan.options, cuda.to_device(np.ascontiguousarray(P)),
+                                                       first_index, out)
+        cuda.synchronize()
+        return SampleOutput(*[a.copy_to_host() for a in out])
+
+    def _device_data(self, plan):
+        key = id(plan.data)
+        if key not in self._data:
+            self._data = {key: (plan.data, _to_device(self.cuda, plan.data))}  # one run's data at a time
+        return self._data[key][1]

@@ -1,0 +1,159 @@
+"""The GPU executor: the same set as the CPU's, checked under Numba's CUDA simulator; the kernel compiles to PTX.
+
+The simulator (``NUMBA_ENABLE_CUDASIM=1``) runs the device code as Python, one
+thread at a time, so it checks the port's logic (thread indexing, per-thread
+work arrays, the swapped-in device functions) but not the CUDA compiler:
+:func:`test_the_sampling_kernel_compiles_to_ptx` does that where libNVVM is
+installed, without a GPU.  The simulator is chosen when ``numba.cuda`` is
+first imported, so those runs are subprocesses.  ``reach bench --gpu`` measures
+a real device: speed, and agreement with the CPU on the same samples.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reach.sampling.executors import BACKENDS, make_executor
+from reach.sampling.plan import plan_run
+from reach.sampling.settings import SamplingSettings
+
+ROOT = Path(__file__).parents[2]
+
+SIMULATED = textwrap.dedent("""
+    import json, sys, warnings
+    import numpy as np
+    warnings.simplefilter("ignore", RuntimeWarning)  # the simulator runs the hash's uint64 products in NumPy
+    import scenarios
+    from reach import sample_post_impact_set
+    from reach.kernels.routh import SAMPLE_FIELDS
+    report = {}
+    for name, choice, strategy in json.loads(sys.argv[1]):
+        s = scenarios.get(name)
+        kw = dict(completeness=False, seed=7, solution_choice=choice, strategy=strategy, keep_paths=8)
+        n = 128 if strategy == "uniform" else 320
+        cpu = sample_post_impact_set(s.problem, n, s.h, s.N, **kw)
+        gpu = sample_post_impact_set(s.problem, n, s.h, s.N, backend="cuda", **kw)
+        same = {f: bool(np.array_equal(getattr(cpu, f), getattr(gpu, f))) for f in
+                ("all_velocities", "lcp_solves", "terminated", "kept", "sample_status", "residual")}
+        report[f"{name} {choice} {strategy}"] = dict(same, paths=len(cpu.paths) == len(gpu.paths) and all(
+            np.array_equal(a, b) for a, b in zip(cpu.paths, gpu.paths)),
+                                                     executor=gpu.metadata["executor"], n_kept=len(gpu))
+    print(json.dumps(report))
+""")
+
+
+def _simulate(cases):
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", SIMULATED, json.dumps(cases)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
+    cases = [("rocking-block", "random", "directed"), ("compass-gait", "exact", "uniform"),
+             ("disk-stack", "random", "uniform"), ("box-wall", "first", "uniform")]
+    report = _simulate(cases)
+    for case, r in report.items():
+        assert r.pop("executor").startswith("cuda: 1 worker, the GPU"), case
+        assert r.pop("n_kept") > 0, case
+        assert all(r.values()), f"{case}: {r}"
+
+
+PROPAGATED = textwrap.dedent("""
+    import json, warnings
+    import numpy as np
+    from scenarios import rimless_wheel as rw
+    from reach.analysis.propagate import propagate
+    warnings.simplefilter("ignore", RuntimeWarning)
+    q, v = rw.state_after_footfall(1.3 * rw.steady_speed())
+    cpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2)
+    gpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2, executor="cuda")
+    same = [bool(np.array_equal(a.v, b.v) and np.array_equal(a.q, b.q)) for a, b in zip(cpu.impacts, gpu.impacts)]
+    print(json.dumps({"impacts": [len(cpu.impacts), len(gpu.impacts)], "same": same}))
+""")
+
+
+def test_propagation_through_impacts_on_the_gpu_gives_the_cpu_sets_under_the_simulator():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", PROPAGATED], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["impacts"] == [2, 2] and all(report["same"]), report
+
+
+def test_without_a_gpu_the_cuda_backend_says_so():
+    if "cuda" not in BACKENDS:
+        pytest.fail("the cuda backend is missing")
+    from reach.sampling.gpu import gpu_available
+
+    if gpu_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(ValueError, match="no CUDA GPU"):
+        make_executor(backend="cuda")
+
+
+def test_reach_run_gpu_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys):
+    from reach.sampling.gpu import gpu_available
+    from reach.tools.cli import main
+
+    if gpu_available():
+        pytest.skip("this machine has a GPU")
+    code = main(["run", "rocking-block", "--gpu", "--samples", "256", "--no-plot", "--no-progress",
+                 "--out", str(tmp_path / "set.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+
+
+def test_a_gpu_plan_has_large_chunks_and_still_four_a_phase():
+    from reach.sampling.executors import Cuda
+
+    settings = SamplingSettings(2**24, 1.0, 10)  # phases of 2^22: four chunks of 2^20 on one GPU
+    cpu, gpu = plan_run(settings, 1), plan_run(settings, 1, chunk_size=Cuda.chunk_size)
+    assert max(c for _, c in cpu.chunks) == settings.chunk_size
+    assert max(c for _, c in gpu.chunks) == Cuda.chunk_size > settings.chunk_size
+    assert all(len(p.chunks) >= 4 for p in gpu.phases)
+    assert sum(c for _, c in gpu.chunks) == settings.n_samples
+
+
+def _nvvm():
+    try:
+        from reach.kernels.device import numba_cuda
+
+        numba_cuda().compile_ptx(lambda a, b: a + b, "float64(float64, float64)", device=True, cc=(9, 0))
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
+    """The CUDA compiler takes the kernel (every device function it calls) for a Hopper GPU (cc 9.0).
+
+    Exact choice compiles the most: contact modes, the certificate, the
+    enumeration fallback and Lemke's method with random covering vectors.
+    """
+    name, choice = "compass-gait", "exact"
+    import numba
+    import scenarios
+    from reach.kernels import device
+    from reach.sampling.engine import Plan
+
+    cuda = device.numba_cuda()
+    # Numba compiles device functions for the current device's compute capability; this machine has none
+    monkeypatch.setattr(sys.modules[cuda.dispatcher.__name__], "get_current_device",
+                        lambda: type("Hopper", (), {"compute_capability": (9, 0)})())
+    s = scenarios.get(name)
+    plan = Plan(s.problem, SamplingSettings(64, s.h, s.N, solution_choice=choice))
+    p, S = s.problem, 64
+    args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, device.output_on(S, p.nv, 4, s.N + 2, np.zeros))
+    kernel = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv)
+    ptx, _ = cuda.compile_ptx(kernel, tuple(numba.typeof(a) for a in args), cc=(9, 0))
+    assert ".visible .entry" in ptx and "samples" in ptx

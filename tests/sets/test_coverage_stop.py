@@ -1,0 +1,52 @@
+"""The coverage-driven stop (issue 41): the budget follows the coverage asked for, and says when it stops short."""
+
+import numpy as np
+import pytest
+
+import scenarios
+from reach.sets.build import sample_to_coverage
+from reach.sets.completeness import closing_speed
+
+
+def _check_the_rule(result, missed):
+    coverage = result.metadata["coverage"]
+    rounds = coverage["rounds"]
+    assert [r["samples"] for r in rounds] == [rounds[0]["samples"] * 2**i for i in range(len(rounds))]
+    assert all(r["upper_bound"] > missed for r in rounds[:-1])  # it went on only while the bound was too high
+    assert coverage["met"] == (rounds[-1]["upper_bound"] <= missed)
+    assert coverage["budget"] == result.settings.n_samples == rounds[-1]["samples"]
+    assert coverage["samples_drawn"] == sum(r["samples"] + r["held_out_samples"] for r in rounds)
+    return coverage
+
+
+def test_a_two_contact_set_stops_at_a_small_budget_and_says_why():
+    s = scenarios.get("rocking-block")
+    result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, seed=2)
+    coverage = _check_the_rule(result, 0.01)
+    assert coverage["met"] and coverage["stopped"] == "met" and coverage["budget"] <= 4096
+    assert coverage["epsilon"] == pytest.approx(0.02 * closing_speed(s.problem))
+    assert result.metadata["completeness"]["outside_2pct"] <= 0.01
+
+
+def test_a_set_that_needs_more_doubles_and_stops_at_the_cap_or_the_clock():
+    s = scenarios.get("disk-stack")
+    capped = sample_to_coverage(s.problem, s.h, s.N, resolution=0.002, missed=0.001, initial=256, max_samples=1024,
+                                seed=2)
+    coverage = _check_the_rule(capped, 0.001)
+    assert len(coverage["rounds"]) == 3 and not coverage["met"] and coverage["stopped"] == "sample cap"
+    clock = sample_to_coverage(s.problem, s.h, s.N, resolution=0.002, missed=0.001, initial=256, time_limit=1e-3,
+                               seed=2)
+    assert clock.metadata["coverage"]["stopped"] == "time limit" and len(clock.metadata["coverage"]["rounds"]) == 1
+    # the last round's set is the one a fixed budget gives
+    from reach import sample_post_impact_set
+
+    fixed = sample_post_impact_set(s.problem, 1024, s.h, s.N, seed=2, completeness=False,
+                                   solution_choice=capped.settings.solution_choice)
+    assert np.array_equal(fixed.all_velocities, capped.all_velocities)
+
+
+def test_bad_targets_are_refused():
+    s = scenarios.get("rocking-block")
+    for bad in (dict(resolution=0.0), dict(missed=-1.0), dict(confidence=1.0), dict(time_limit=0.0)):
+        with pytest.raises(ValueError):
+            sample_to_coverage(s.problem, s.h, s.N, **bad)
