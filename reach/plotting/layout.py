@@ -170,11 +170,13 @@ def plot_scenario_figure(scenario, result, *, baselines=None, mirror=True, outco
                          f"vt-vn of {names[plane[1]]}")
                 regions[where] = drawn.region.area
     ax_legend.set_axis_off()
-    ax_legend.legend(list(handles.values()), list(handles), loc="upper left", fontsize=10, frameon=False,
-                     title=title or scenario.title, title_fontproperties={"weight": "bold", "size": 13},
-                     alignment="left")
-    ax_legend.text(0.0, 0.0, _summary_text(scenario, result, S, regions), transform=ax_legend.transAxes,
-                   fontsize=8.5, family="monospace", va="bottom", ha="left")
+    legend = ax_legend.legend(list(handles.values()), list(handles), loc="upper left", fontsize=10, frameon=False,
+                              title=title or scenario.title, title_fontproperties={"weight": "bold", "size": 13},
+                              alignment="left")
+    fig.canvas.draw()  # the legend's height is known once drawn: the summary goes below it, never over it
+    bottom = legend.get_window_extent().transformed(ax_legend.transAxes.inverted()).y0
+    ax_legend.text(0.0, min(bottom - 0.03, 1.0), _summary_text(scenario, result, S, regions),
+                   transform=ax_legend.transAxes, fontsize=8.5, family="monospace", va="top", ha="left")
     return fig
 
 

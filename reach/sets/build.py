@@ -190,7 +190,7 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
-    result, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
+    result, _, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
                                        max_samples, None, dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                                                                progress=progress), options)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
@@ -221,12 +221,22 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     set says that it stopped short, and how complete it is
     (``metadata["coverage"]``, ``metadata["completeness"]``).
 
+    The last round's held-out outcomes join the set (``with_held_out=True``,
+    the default): they are outcomes of the same set, and the gap to far larger
+    references is smaller with them.  The set is then a union of two runs
+    (:meth:`~reach.sets.result.PostImpactSet.union`; both budgets are in
+    ``metadata["coverage"]``); any of its samples replays bit for bit with
+    its own run's settings (:func:`reach.sets.witness.replay_outcome`).  The
+    completeness estimate stays that of the set *before* the union, so it
+    bounds the union's gap from above.
+
     Options are :func:`sample_post_impact_set`'s (``n_jobs``, ``backend``,
     ``executor`` is not taken, ``seed``, ``strategy``, ...).
     """
     import time
 
     resolution, missed = check_positive_number("resolution", resolution), check_positive_number("missed", missed)
+    with_held_out = options.pop("with_held_out", True)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
     if time_limit is not None:
@@ -234,11 +244,15 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}
     t0 = time.perf_counter()
     epsilon = resolution * closing_speed(problem) if isinstance(problem, ImpactProblem) else resolution
-    result, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
-                                             max_samples, time_limit, run, options, thin=False)
+    result, held, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
+                                                   max_samples, time_limit, run, options, thin=False)
+    budget = int(result.settings.n_samples)
+    if with_held_out:  # the held-out outcomes are outcomes of the same set: they join it (issue 41)
+        result = result.union(held)
     result.metadata["coverage"] = {"resolution": resolution, "missed": missed, "confidence": float(confidence),
                                    "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
-                                   "budget": int(result.settings.n_samples),
+                                   "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
+                                   "with_held_out": bool(with_held_out),
                                    "samples_drawn": int(sum(r["samples"] + r["held_out_samples"] for r in rounds)),
                                    "seconds": time.perf_counter() - t0}
     warn_if_thin(result)
@@ -247,7 +261,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
 
 def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_samples, time_limit, run, options, *,
               thin=True):
-    """Doubling budgets until the held-out bound is at most ``bound``: ``(set, rounds, met, why it stopped)``.
+    """Doubling budgets until the held-out bound is at most ``bound``: ``(set, held-out set, rounds, met, why it
+    stopped)``.
 
     ``thin``: the trials are the held-out outcomes thinned to one per cell of 0.4 % of ``|vn0|``; else all of them.
     """
@@ -291,4 +306,4 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         result.metadata["auto_choice"] = why
     result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
                                                   samples=held.settings.n_samples)
-    return result, rounds, stopped == "met", stopped
+    return result, held, rounds, stopped == "met", stopped

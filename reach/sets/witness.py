@@ -5,6 +5,10 @@ sample is reproduced, bit for bit, from its problem, settings, index and —
 for a directed child — its quantized caps (:func:`witness_caps`).
 :func:`replay_sample` runs it again alone; :mod:`reach.analysis.propagate`
 and :mod:`reach.analysis.robust` hand such witnesses to the user.
+:func:`replay_outcome` replays any sample of a set, a union of runs included
+(a coverage-driven set holds its held-out search's outcomes too): it finds the
+run the sample came from (:func:`source_of`) and replays it with that run's
+own settings.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import numpy as np
 
 from reach.sampling.directed import schedule
 from reach.sampling.engine import Plan, run_chunk
+from reach.sampling.settings import SamplingSettings
+from reach.sets.run import run_sampling
 
-__all__ = ["witness_caps", "replay_sample"]
+__all__ = ["witness_caps", "replay_sample", "source_of", "replay_outcome"]
 
 
 def witness_caps(result, index):
@@ -51,3 +57,40 @@ def replay_sample(problem, settings, index, caps=None):
     plan = Plan(problem, settings)
     chunk = run_chunk(plan, int(index), 1, caps=None if caps is None else np.asarray(caps)[None])
     return chunk["velocities"][0].copy(), bool(chunk["kept"][0])
+
+
+def source_of(result, index):
+    """``(settings, index in that run)`` of sample ``index``: the set's own, or for a union the run it came from.
+
+    A union (:meth:`reach.sets.result.PostImpactSet.union`) lists its runs'
+    settings in ``metadata["union_of"]``, in the order of their samples.
+    """
+    index = int(index)
+    if not 0 <= index < len(result.all_velocities):
+        raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
+    if not result.metadata.get("union"):
+        return result.settings, index
+    start = 0
+    for source in result.metadata["union_of"]:
+        settings = SamplingSettings.from_dict(source)
+        if index < start + settings.n_samples:
+            return settings, index - start
+        start += settings.n_samples
+    raise ValueError(f"sample {index} lies beyond the runs this union lists.")
+
+
+def replay_outcome(result, index):
+    """Sample ``index`` of ``result`` run again alone, from the run it came from: ``(velocity, kept)``, bit for bit.
+
+    A directed child's caps come from ``result.child_caps`` where kept, else
+    from running its run again with ``keep_caps=True`` (as long as that run).
+    """
+    settings, local = source_of(result, index)
+    n0, rounds = schedule(settings.n_samples)
+    caps = None
+    if settings.strategy != "uniform" and rounds and local >= n0:
+        run = result if hasattr(result, "child_caps") and not result.metadata.get("union") else \
+            run_sampling(result.problem, settings, warn=False, keep_caps=True)
+        caps = witness_caps(run, local)
+    return replay_sample(result.problem, settings, local, caps)
+

@@ -220,7 +220,8 @@ def _print_coverage(coverage):
             f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
-    print(f"budget needed: {coverage['budget']:,d} samples ({coverage['samples_drawn']:,d} drawn over "
+    joined = f" + {coverage['held_out_budget']:,d} held-out, joined to the set" if coverage["with_held_out"] else ""
+    print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} ({coverage['samples_drawn']:,d} drawn over "
           f"{len(coverage['rounds'])} rounds, held-out searches included) in {coverage['seconds']:.1f} s; "
           f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
 

@@ -14,7 +14,8 @@ def _check_the_rule(result, missed):
     assert [r["samples"] for r in rounds] == [rounds[0]["samples"] * 2**i for i in range(len(rounds))]
     assert all(r["upper_bound"] > missed for r in rounds[:-1])  # it went on only while the bound was too high
     assert coverage["met"] == (rounds[-1]["upper_bound"] <= missed)
-    assert coverage["budget"] == result.settings.n_samples == rounds[-1]["samples"]
+    assert coverage["budget"] == rounds[-1]["samples"] and coverage["held_out_budget"] == rounds[-1]["held_out_samples"]
+    assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"]  # the held-out joined
     assert coverage["samples_drawn"] == sum(r["samples"] + r["held_out_samples"] for r in rounds)
     return coverage
 
@@ -42,7 +43,7 @@ def test_a_set_that_needs_more_doubles_and_stops_at_the_cap_or_the_clock():
 
     fixed = sample_post_impact_set(s.problem, 1024, s.h, s.N, seed=2, completeness=False,
                                    solution_choice=capped.settings.solution_choice)
-    assert np.array_equal(fixed.all_velocities, capped.all_velocities)
+    assert np.array_equal(fixed.all_velocities, capped.all_velocities[:1024])
 
 
 def test_bad_targets_are_refused():
@@ -50,3 +51,21 @@ def test_bad_targets_are_refused():
     for bad in (dict(resolution=0.0), dict(missed=-1.0), dict(confidence=1.0), dict(time_limit=0.0)):
         with pytest.raises(ValueError):
             sample_to_coverage(s.problem, s.h, s.N, **bad)
+
+
+def test_the_held_out_outcomes_join_the_set_and_every_sample_replays_with_its_own_runs_settings():
+    from reach.sets.witness import replay_outcome, source_of
+
+    s = scenarios.get("disk-stack")
+    result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=2048, seed=4)
+    coverage = result.metadata["coverage"]
+    n, m = coverage["budget"], coverage["held_out_budget"]
+    assert coverage["with_held_out"] and len(result.all_velocities) == n + m and result.metadata["union"]
+    held_settings, local = source_of(result, n + 5)
+    assert local == 5 and held_settings.seed != result.settings.seed  # the held-out search's own settings
+    # the first batch and a directed child of each run: bit for bit, kept flag too
+    for index in (3, n - 1, n + 5, n + m - 1):
+        v, kept = replay_outcome(result, index)
+        assert np.array_equal(v, result.all_velocities[index]) and kept == result.kept[index], index
+    alone = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=2048, seed=4, with_held_out=False)
+    assert len(alone.all_velocities) == n and np.array_equal(alone.all_velocities, result.all_velocities[:n])

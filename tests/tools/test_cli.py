@@ -307,3 +307,16 @@ def test_run_plan_prints_the_plan_and_samples_nothing(tmp_path, capsys, monkeypa
     assert out.startswith("65,536 samples (directed sampling, seed 0) on 1 worker;")
     assert "first batch" in out and "round 4" in out and "held-out completeness search: 8,192 samples" in out
     assert not (tmp_path / "results").exists()
+
+
+def test_run_to_a_coverage_prints_the_budget_it_needed_and_the_time(tmp_path, capsys):
+    out = tmp_path / "set.npz"
+    assert main(["run", "rocking-block", "--coverage", "--samples", "8192", "--no-plot", "--no-progress",
+                 "--out", str(out), "--json", str(tmp_path / "s.json")]) == 0
+    text = capsys.readouterr().out
+    assert "coverage target, at most 1% of the held-out outcomes farther than 2% of |vn0|" in text and ": met" in text
+    line = next(line for line in text.splitlines() if line.startswith("budget needed:"))
+    assert "held-out, joined to the set" in line and " s;" in line
+    coverage = json.loads((tmp_path / "s.json").read_text())["coverage"]
+    assert coverage["met"] and len(PostImpactSet.load(out).all_velocities) == coverage["budget"] + \
+        coverage["held_out_budget"]
