@@ -61,12 +61,7 @@ def scenario():
             notes=("Simultaneous (Anitescu-Potra): the box comes to rest.  B first, then A: A keeps "
                    "sliding and B lifts off the wall.  The set holds both, their convex combinations, "
                    "outcomes where A slides faster and ones where B slides instead of sticking or lifting.")),
-        ImpactState(
-            model=model,
-            q=q,
-            v=v,
-            mu=MU,
-            contacts=(f"box.{low}|floor", f"box.{right}|wall")),
+        ImpactState(model=model, q=q, v=v, mu=MU, contacts=(f"box.{low}|floor", f"box.{right}|wall")),
         Budget(h=2.0, N=5, n_samples=2 ** 18),
         arrows=(("box", (0.0, 0.0), "v"),),
         parameters={"side": SIDE, "mass": MASS, "mu": MU, "tilt_deg": TILT_DEG, "speed": SPEED,

@@ -74,12 +74,7 @@ def scenario():
                    "sticks while the trailing foot B lifts off, slides, or sticks.  The set holds all "
                    "three and the intermediate velocities of B; oscillating impulses between the feet "
                    "can also let A slide or lift off while B keeps contact.")),
-        ImpactState(
-            model=model,
-            q=q,
-            v=v,
-            mu=MU,
-            contacts=CONTACTS),
+        ImpactState(model=model, q=q, v=v, mu=MU, contacts=CONTACTS),
         Budget(h=0.25, N=5, n_samples=2 ** 20),
         arrows=(("hip", (0.0, 0.0), "v"),),
         parameters={"leg_length": LEG_LENGTH, "mass_from_hip": MASS_FROM_HIP, "leg_mass": LEG_MASS,

@@ -66,12 +66,7 @@ def scenario():
                    "away or even lifts off the floor slightly; the top disc always keeps contact with at "
                    "least one lower disc, and one of those always stays on the floor.  The set is "
                    "mirror-symmetric (the paper doubled its samples with the mirror map).")),
-        ImpactState(
-            model=model,
-            q=q,
-            v=v,
-            mu=MU,
-            contacts=CONTACTS),
+        ImpactState(model=model, q=q, v=v, mu=MU, contacts=CONTACTS),
         Budget(h=1.0, N=10, n_samples=2 ** 20),
         mirror=Mirror(matrix=mirror_map(), contacts=(1, 0, 3, 2, 4)),
         arrows=(("top", (0.0, 0.0), "v"),),

@@ -120,12 +120,7 @@ def scenario():
             notes=("Simultaneous (Anitescu-Potra): the leading foot A sticks while the trailing foot B "
                    "may stick, slide or lift off.  The set reproduces these and scaled-down "
                    "intermediate outcomes; A stays in stiction throughout the impact.")),
-        ImpactState(
-            model=model,
-            q=q,
-            v=v,
-            mu=MU,
-            contacts=CONTACTS),
+        ImpactState(model=model, q=q, v=v, mu=MU, contacts=CONTACTS),
         Budget(h=1.0, N=10, n_samples=2 ** 20),
         arrows=(("pelvis", (0.0, 0.0), "v"),),
         parameters={"theta_deg": THETA_DEG, "alpha_l_deg": ALPHA_LEAD_DEG, "beta_l_deg": BETA_LEAD_DEG,

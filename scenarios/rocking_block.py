@@ -41,12 +41,7 @@ def scenario():
             description="1x2 m block dropped flat from 1 cm: both bottom corners strike at once (2 contacts, mu=1)",
             notes=("Outcomes include coming to rest, pivoting about either corner with the other "
                    "lifting off, and scaled-down versions in between; the set is mirror-symmetric.")),
-        ImpactState(
-            model=model,
-            q=q,
-            v=v,
-            mu=MU,
-            contacts=("block.bottom_left|floor", "block.bottom_right|floor")),
+        ImpactState(model=model, q=q, v=v, mu=MU, contacts=("block.bottom_left|floor", "block.bottom_right|floor")),
         Budget(h=0.3, N=10, n_samples=2 ** 14),
         mirror=Mirror(matrix=np.diag([-1.0, 1.0, -1.0]), contacts=(1, 0)),
         arrows=(("block", (0.0, 0.0), "v"),),
