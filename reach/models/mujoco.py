@@ -58,9 +58,11 @@ one (the first); :attr:`MujocoContact.merged` lists the MuJoCo contact
 indices behind each.
 
 **Not represented** (the impact law has point contacts with isotropic
-Coulomb friction): torsional and rolling friction (``condim`` 4 and 6) --
-refused with a ``ValueError`` by default, or dropped with a warning with
-``torsional_friction="ignore"``; anisotropic sliding friction (``friction[0]
+Coulomb friction): torsional and rolling friction (``condim`` 4 and 6, as
+distributed robot models set on their feet) -- dropped, with one warning that
+names the contacts (``torsional_friction="warn"``, the default), silently
+(``"ignore"``), or refused with a ``ValueError`` (``"error"``, the strict
+mode); anisotropic sliding friction (``friction[0]
 != friction[1]``, explicit contact pairs only) -- refused; flex contacts --
 refused; equality constraints and joint limits -- ignored (a warning for
 active equality constraints).
@@ -196,6 +198,10 @@ def _contact_geoms(contact):
     return int(contact.geom1), int(contact.geom2)  # MuJoCo < 3.1
 
 
+#: What :func:`impact_from_mujoco` does with torsional and rolling friction (condim 4 and 6).
+TORSIONAL_FRICTION = ("warn", "ignore", "error")
+
+
 def _contact_mu(index, contact, geoms_text, torsional_friction):
     condim = int(contact.dim)
     friction = np.asarray(contact.friction, dtype=float)
@@ -207,9 +213,7 @@ def _contact_mu(index, contact, geoms_text, torsional_friction):
             raise ValueError(
                 f"contact {index} ({geoms_text}) has condim {condim}: {what} friction is not represented "
                 "by the impact model (point contacts with Coulomb sliding friction). Set condim=3 on the "
-                "geoms, or pass `torsional_friction='ignore'` to drop it.")
-        warnings.warn(f"contact {index} ({geoms_text}): condim {condim}, {what} friction ignored; "
-                      "only sliding friction enters the impact problem.", stacklevel=4)
+                "geoms, or pass `torsional_friction='warn'` (or 'ignore') to drop it.")
     elif condim != 3:
         raise ValueError(f"contact {index} ({geoms_text}) has unsupported condim {condim}.")
     if abs(friction[0] - friction[1]) > 1e-12 * max(abs(friction[0]), abs(friction[1]), 1e-300):
@@ -250,6 +254,12 @@ def _read_contacts(model, data, dist_tol, torsional_friction):
     if not raw:
         raise ValueError(f"no contact within `dist_tol` = {dist_tol:g} m at this state "
                          f"(MuJoCo found {data.ncon} contacts with the model's own margins).")
+    dropped = [f"{r['names'][0]}|{r['names'][1]} (condim {r['condim']})" for r in raw if r["condim"] in (4, 6)]
+    if dropped and torsional_friction == "warn":
+        warnings.warn(f"{len(dropped)} contact{'s' if len(dropped) > 1 else ''} with torsional or rolling "
+                      f"friction: {', '.join(dropped)}; only their sliding friction enters the impact problem "
+                      "(torsional_friction='error' refuses such models, 'ignore' drops it silently).",
+                      stacklevel=3)
     if model.neq and np.any(data.eq_active if hasattr(data, "eq_active") else model.eq_active0):
         warnings.warn("the model has active equality constraints; they are not part of the impact problem.",
                       stacklevel=3)
@@ -295,7 +305,7 @@ def _contact_rows(kept, plane):
 
 
 def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_directions=8,
-                       torsional_friction="error"):
+                       torsional_friction="warn"):
     """Read the impact problem at ``data``'s state; see the module docstring.
 
     Parameters
@@ -310,8 +320,9 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
         Force a planar (True) or spatial (False) problem; None detects it.
     friction_directions : int
         Friction directions per contact of a spatial problem (>= 4).
-    torsional_friction : {"error", "ignore"}
-        What to do with condim 4/6 contacts.
+    torsional_friction : {"warn", "ignore", "error"}
+        What to do with condim 4/6 contacts: drop their torsional and rolling
+        friction with one warning (default) or silently, or refuse the model.
 
     Returns
     -------
@@ -322,8 +333,8 @@ def impact_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_dire
         raise ValueError(f"`dist_tol` must be a finite number >= 0; got {dist_tol!r}.")
     if planar not in (None, True, False):
         raise ValueError(f"`planar` must be None, True or False; got {planar!r}.")
-    if torsional_friction not in ("error", "ignore"):
-        raise ValueError(f"`torsional_friction` must be 'error' or 'ignore'; got {torsional_friction!r}.")
+    if torsional_friction not in TORSIONAL_FRICTION:
+        raise ValueError(f"`torsional_friction` must be one of {TORSIONAL_FRICTION}; got {torsional_friction!r}.")
     if model.nv == 0:
         raise ValueError("`model` has no degrees of freedom.")
 
@@ -364,7 +375,7 @@ def problem_from_urdf(path_or_xml, qpos, qvel, *, floating_base=True, floor_heig
 
 # ---------------------------------------------------------------------- mass matrix
 def problem_from_mujoco(model, data, *, dist_tol=1e-6, planar=None, friction_directions=8,
-                        torsional_friction="error"):
+                        torsional_friction="warn"):
     """The :class:`~reach.ImpactProblem` at ``data``'s state (see :func:`impact_from_mujoco`)."""
     return impact_from_mujoco(model, data, dist_tol=dist_tol, planar=planar,
                               friction_directions=friction_directions,

@@ -138,14 +138,24 @@ def test_touching_and_lifted_contacts():
     assert problem_from_mjcf(xml, lifted, qvel, dist_tol=2e-4).m == 4
 
 
-def test_condim_4_refused_or_ignored():
+@pytest.mark.parametrize("condim", [4, 6])
+def test_condim_4_and_6_load_with_one_warning_and_a_strict_mode(condim):
+    import warnings
+
     xml, qpos, qvel = block_mjcf(spatial=True)
-    xml = xml.replace('<geom friction=', '<geom condim="4" friction=')
-    with pytest.raises(ValueError, match="condim 4: torsional friction is not represented"):
-        problem_from_mjcf(xml, qpos, qvel)
-    with pytest.warns(UserWarning, match="torsional friction ignored"):
-        problem = problem_from_mjcf(xml, qpos, qvel, torsional_friction="ignore")
+    xml = xml.replace('<geom friction=', f'<geom condim="{condim}" friction=')
+    with pytest.warns(UserWarning) as caught:
+        problem = problem_from_mjcf(xml, qpos, qvel)
+    assert len(caught) == 1 and f"(condim {condim})" in str(caught[0].message)
+    assert "only their sliding friction enters the impact problem" in str(caught[0].message)
     np.testing.assert_allclose(problem.mu, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # silent
+        assert problem_from_mjcf(xml, qpos, qvel, torsional_friction="ignore").m == problem.m
+    with pytest.raises(ValueError, match=f"condim {condim}: torsional"):
+        problem_from_mjcf(xml, qpos, qvel, torsional_friction="error")
+    with pytest.raises(ValueError, match="`torsional_friction` must be one of"):
+        problem_from_mjcf(xml, qpos, qvel, torsional_friction="maybe")
 
 
 def test_frictionless_condim_1_and_bad_options():
