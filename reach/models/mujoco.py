@@ -99,6 +99,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = [
     "MujocoContact",
     "MujocoImpact",
+    "contact_geoms",
     "body_velocity",
     "full_mass_matrix",
     "impact_from_mujoco",
@@ -191,7 +192,8 @@ def _name(model, obj, index, fallback):
     return name if name else f"{fallback}{index}"
 
 
-def _contact_geoms(contact):
+def contact_geoms(contact):
+    """The two geom ids of a MuJoCo contact (``contact.geom`` from MuJoCo 3.1, ``geom1``/``geom2`` before)."""
     geom = getattr(contact, "geom", None)
     if geom is not None:
         return int(geom[0]), int(geom[1])
@@ -232,7 +234,7 @@ def _read_contacts(model, data, dist_tol, torsional_friction):
             c = data.contact[index]
             if c.dist > dist_tol or c.exclude >= 2:
                 continue
-            g0, g1 = _contact_geoms(c)
+            g0, g1 = contact_geoms(c)
             if g0 < 0 or g1 < 0:
                 raise ValueError(f"contact {index} involves a flex; flex contacts are not supported.")
             names = tuple(_name(model, mujoco.mjtObj.mjOBJ_GEOM, g, "geom") for g in (g0, g1))
