@@ -1,0 +1,67 @@
+"""A spatial robot through several touchdowns, flown by MuJoCo (issue 42): valid states, bit-for-bit witnesses."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco", reason="MuJoCo is not installed (pip install 'reach[mujoco]')")
+
+from reach.analysis.robust import check, sticks  # noqa: E402
+from reach.analysis.touchdowns import propagate_touchdowns  # noqa: E402
+from reach.models.mujoco import load_model  # noqa: E402
+
+MODEL = Path(__file__).parents[2] / "examples" / "quadruped12.xml"
+
+
+@pytest.fixture(scope="module")
+def dropped():
+    """quadruped12 dropped 5 cm from its keyframe, moving forward, its joints held by a PD controller."""
+    model = load_model(MODEL)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)
+    stand = data.qpos.copy()
+    qpos, qvel = stand.copy(), np.zeros(model.nv)
+    qpos[2] += 0.05
+    qvel[0] = 0.3
+
+    def pd(t, q, v):
+        return 60.0 * (stand[7:] - q[7:]) - 2.0 * v[6:]
+
+    return propagate_touchdowns(model, qpos, qvel, controller=pd, impacts=3, budget=128, max_branches=3, t_max=1.0,
+                                resolution=0.02)
+
+
+def test_it_lands_and_the_rebounding_feet_touch_down_again(dropped):
+    assert len(dropped.impacts) >= 2
+    first, second = dropped.impacts[:2]
+    assert first.t[0] == pytest.approx(np.sqrt(2 * 0.05 / 9.81), rel=0.05)  # a 5 cm drop
+    assert np.all(second.t > first.t[0]) and len(first.carried) <= 3
+
+
+def test_every_state_after_a_touchdown_is_valid(dropped):
+    for k, record in enumerate(dropped.impacts, start=1):
+        for b in range(len(record.t)):
+            problem = dropped.problems[(k, b)]
+            V = record.v[record.branch == b]
+            scale = float(np.abs(problem.v).max())
+            assert np.all(problem.normal_velocities(V) >= -1e-8 * scale)  # no contact closing
+            assert np.all(problem.kinetic_energy(V) <= problem.kinetic_energy(problem.v) * (1 + 1e-9))  # none gained
+        assert record.missed() is not None  # every touchdown's set says how complete it is
+
+
+def test_witnesses_replay_bit_for_bit_through_mujoco(dropped):
+    k = len(dropped.impacts)
+    record = dropped.impacts[-1]
+    carried, other = int(record.carried[0]), int(np.setdiff1d(np.arange(len(record.v)), record.carried)[0])
+    for j in (carried, other):
+        t, q, v = dropped.replay(k, j)
+        assert np.array_equal(v, record.v[j]) and np.array_equal(q, record.q[record.branch[j]])
+
+
+def test_robustness_checks_apply_per_touchdown(dropped):
+    reports = check(dropped, sticks("floor|FL_foot", tol=0.05), replay=True)
+    assert len(reports) == len(dropped.impacts)
+    for r in reports:
+        assert r.missed is not None and r.outcomes > 0
+        assert r.worst is None or r.replayed is True
