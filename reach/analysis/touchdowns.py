@@ -30,7 +30,7 @@ from reach.models.mujoco_flight import fly
 from reach.sets.run import run_sampling
 from reach.sets.witness import replay_sample, witness_caps
 
-__all__ = ["TouchdownPropagation", "propagate_touchdowns"]
+__all__ = ["TouchdownPropagation", "propagate_touchdowns", "load_touchdowns"]
 
 
 class TouchdownPropagation(Propagation):
@@ -64,9 +64,19 @@ class TouchdownPropagation(Propagation):
             t, q, v = flight.t, flight.qpos, replay_sample(problem, settings, sample, caps)[0]
         return t, q, v
 
+    def problem(self, k, b):
+        """The impact problem of branch b of impact k (read again from its state where not kept, e.g. loaded)."""
+        if (k, b) not in self.problems:
+            record = self.impacts[k - 1]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.problems[(k, b)] = impact_from_mujoco(
+                    self.model, mujoco_data(self.model, record.q[b], record.v_pre[b])).problem
+        return self.problems[(k, b)]
+
     def contact_state(self, k, b, v):
         """``(names, contact velocities (m, 3), touching (m,))`` of velocity v at the contacts of branch b of impact k."""
-        problem = self.problems[(k, b)]
+        problem = self.problem(k, b)
         return tuple(problem.contact_names), problem.contact_velocities(v), np.ones(problem.m, dtype=bool)
 
 
@@ -126,3 +136,14 @@ def _record(k, rows, ended):
                      v=np.vstack([result.all_velocities[i] for (*_, result), i in zip(rows, kept)]),
                      ended=list(ended),
                      completeness=[result.metadata.get("completeness") for *_, result in rows])
+
+
+def load_touchdowns(path, model, controller=None):
+    """A :class:`TouchdownPropagation` saved by :func:`reach.analysis.propagate.save_propagation`, for ``model``;
+    ``(propagation, meta)``.  Its witnesses replay with ``controller``, which must be the run's."""
+    from reach.analysis.propagate import load_propagation
+
+    loaded, meta = load_propagation(path, None)
+    out = TouchdownPropagation(model, loaded.q0, loaded.v0, loaded.settings, loaded.impacts, controller)
+    return out, meta
+

@@ -28,7 +28,8 @@ def _branches(text):
 def add_through(sub):
     """Register ``reach trajectory`` and ``reach robust``."""
     p = sub.add_parser("trajectory", help="follow the set of possible states through several impacts")
-    p.add_argument("name", help="rimless-wheel, rocking-block or compass-walker (reach list)")
+    p.add_argument("name", help="rimless-wheel, rocking-block or compass-walker (reach list), or a MuJoCo model "
+                                "file (MODEL.xml): its touchdowns from its keyframe, dropped --lift metres")
     p.add_argument("--impacts", type=_impacts, default=None, metavar="K",
                    help=f"impacts to follow, at most {MAX_IMPACTS} (default: the example's)")
     p.add_argument("--budget", type=samples, default=None, help="samples per branch per impact")
@@ -36,7 +37,11 @@ def add_through(sub):
                    help=f"most states carried between impacts, at most {MAX_BRANCHES}")
     p.add_argument("--law", choices=("set", "classical"), default="set",
                    help="set: the Halm-Posa set (default); classical: the striking contact sticks")
-    p.add_argument("--controller", metavar="MODULE:FUNCTION", help="a force f(t, q, v) -> array applied in flight")
+    p.add_argument("--controller", metavar="MODULE:FUNCTION",
+                   help="a force f(t, q, v) -> array applied in flight (a model file: ctrl = f(t, qpos, qvel))")
+    p.add_argument("--keyframe", metavar="NAME", help="a model file's keyframe to start from (default: its first)")
+    p.add_argument("--lift", type=float, default=0.05, metavar="H",
+                   help="a model file: raise its free joint H metres above the keyframe (default 0.05)")
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--n-jobs", type=n_jobs, default=1, metavar="J")
     p.add_argument("--gpu", action="store_true", help="sample every impact's set on this machine's CUDA GPU")
@@ -140,7 +145,12 @@ def _example(name, controller):
 def cmd_trajectory(args):
     """``reach trajectory``: follow a system through several impacts and save the sets."""
     from reach.analysis.propagate import propagate, save_propagation
+    from reach.tools.cli_touchdowns import cmd_touchdowns, is_model_file
 
+    if is_model_file(args.name):
+        options = {key: value for key, value in (("impacts", args.impacts or 3), ("budget", args.budget),
+                                                 ("max_branches", args.branches)) if value is not None}
+        return cmd_touchdowns(args, options)
     example = _example(args.name, args.controller)
     options = dict(example.defaults)
     for key, value in (("impacts", args.impacts), ("budget", args.budget), ("max_branches", args.branches)):
@@ -228,11 +238,16 @@ def cmd_robust(args):
         meta = json.loads(str(read_npz(path).get("meta", "{}")))
     except ValueError as exc:
         raise UsageError(f"reach robust: {exc}") from None
-    if "example" not in meta:
+    if "model" in meta:
+        from reach.tools.cli_touchdowns import load_run
+
+        propagation = load_run(path, meta)
+    elif "example" not in meta:
         raise UsageError(f"reach robust: {str(path)!r} is not a `reach trajectory` result.")
-    example = _example(meta["example"], meta.get("controller"))
-    law = example.classical if meta.get("law") == "classical" else None
-    propagation, _ = load_propagation(path, example.system, law=law, guard=example.guard)
+    else:
+        example = _example(meta["example"], meta.get("controller"))
+        law = example.classical if meta.get("law") == "classical" else None
+        propagation, _ = load_propagation(path, example.system, law=law, guard=example.guard)
     reports = check(propagation, predicate, cost, replay=not args.no_replay)
     print(format_reports(reports, predicate, cost, propagation.settings))
     return 0
