@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from reach.tools.arguments import UsageError, output_path
+from reach.tools.user_code import load_callable
 
 __all__ = ["is_model_file", "cmd_touchdowns", "load_run", "format_touchdowns"]
 
@@ -32,8 +33,6 @@ def _model(path):
 
 
 def _controller(spec, model):
-    from reach.tools.cli_through import load_callable
-
     if not spec:
         return None
     controller = load_callable(spec, "--controller")

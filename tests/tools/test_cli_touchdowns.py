@@ -28,13 +28,13 @@ calm = requirement(lambda o: abs(o.v[4]) - 0.3, unit="rad/s", name="calm")
 
 
 def test_a_model_file_goes_through_its_touchdowns_and_robust_checks_the_saved_run(tmp_path, monkeypatch, capsys):
-    (tmp_path / "mine.py").write_text(USER)
+    (tmp_path / "quad_user.py").write_text(USER)
     monkeypatch.chdir(tmp_path)
-    assert main(["trajectory", str(MODEL), "--controller", "mine:pd", "--impacts", "2", "--budget", "64",
+    assert main(["trajectory", str(MODEL), "--controller", "quad_user:pd", "--impacts", "2", "--budget", "64",
                  "--branches", "2", "--out", "run.npz"]) == 0
     out = capsys.readouterr().out
     assert "2 touchdowns followed" in out and "pitch rate" in out and "wrote run.npz" in out
-    assert main(["robust", "run.npz", "--predicate", "mine:calm"]) == 0
+    assert main(["robust", "run.npz", "--predicate", "quad_user:calm"]) == 0
     report = capsys.readouterr().out
     assert report.count("\n     1 ") == 1 and "missed" in report and "REPLAY DIFFERS" not in report
 
