@@ -27,6 +27,7 @@ from reach.analysis.compare.mujoco import mujoco_data
 from reach.analysis.propagate import ImpactSet, Propagation, PropagationSettings, cover
 from reach.models.mujoco import impact_from_mujoco
 from reach.models.mujoco_flight import fly
+from reach.sampling.executors import make_executor
 from reach.sets.run import run_sampling
 from reach.sets.witness import replay_sample, witness_caps
 
@@ -80,12 +81,15 @@ class TouchdownPropagation(Propagation):
         return tuple(problem.contact_names), problem.contact_velocities(v), np.ones(problem.m, dtype=bool)
 
 
-def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n_jobs=1, progress=False, **fields):
+def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n_jobs=1, executor=None,
+                         progress=False, **fields):
     """The sets of states at K successive touchdowns of a MuJoCo ``model`` from ``(qpos, qvel)``.
 
     ``controller(t, qpos, qvel) -> ctrl`` acts in flight (and stance).  ``settings`` or its fields
     (``impacts``, ``budget``, ``max_branches``, ``resolution``, ``t_max`` ...) as for
     :func:`~reach.analysis.propagate.propagate`; ``resolution_q`` thins in ``qpos`` units.
+    ``n_jobs`` local workers, or an ``executor`` (an executor, or a backend's name: ``"cuda"`` for this
+    machine's GPU), sample each touchdown's set; the result does not depend on them.
     Returns a :class:`TouchdownPropagation`; ``ended`` lists the carried states that never touched down again.
     """
     if settings is None:
@@ -94,6 +98,9 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
         raise TypeError(f"`settings` must be a PropagationSettings; got {type(settings).__name__}.")
     elif fields:
         settings = dataclasses.replace(settings, **fields)
+    where = {"n_jobs": n_jobs} if executor is None else {"executor": executor}
+    if isinstance(executor, str):
+        where["executor"] = make_executor(backend=executor)  # once: a GPU's kernels serve every touchdown
     out = TouchdownPropagation(model, qpos, qvel, settings, [], controller)
     carried, out.ended = [(0.0, out.q0, out.v0)], []
     from tqdm.auto import tqdm
@@ -108,7 +115,7 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
             b = len(rows)
             result = sample_post_impact_set(problem, settings.budget, settings.h_of(problem), settings.max_steps,
                                             seed=settings.seed_of(k, b), completeness=settings.completeness,
-                                            keep_caps=True, n_jobs=n_jobs)
+                                            keep_caps=True, **where)
             out.problems[(k, b)] = problem
             rows.append((parent, flight, problem, result))
         if not rows:

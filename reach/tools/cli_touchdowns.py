@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reach.sampling.gpu import NoGpuError
 from reach.tools.arguments import UsageError, output_path
 from reach.tools.user_code import load_callable
 
@@ -70,8 +71,11 @@ def cmd_touchdowns(args, options):
     qpos, qvel = initial_state(model, args.keyframe, args.lift)
     out = output_path(args.out or Path("results") / f"{Path(args.name).stem}-touchdowns.npz", "--out",
                       suffixes=(".npz",))
-    run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs, progress=True,
-                               seed=args.seed, **options)
+    try:
+        run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs,
+                                   executor="cuda" if args.gpu else None, progress=True, seed=args.seed, **options)
+    except NoGpuError as exc:
+        raise UsageError(f"reach: {exc}") from None
     print(format_touchdowns(args.name, run))
     save_propagation(run, out, meta={"model": str(Path(args.name).resolve()), "controller": args.controller})
     print(f"wrote {out}")

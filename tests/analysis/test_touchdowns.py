@@ -65,3 +65,12 @@ def test_robustness_checks_apply_per_touchdown(dropped):
     for r in reports:
         assert r.missed is not None and r.outcomes > 0
         assert r.worst is None or r.replayed is True
+
+
+def test_the_same_touchdowns_on_two_workers(dropped):
+    model = dropped.model
+    again = propagate_touchdowns(model, dropped.q0, dropped.v0, controller=dropped.controller, impacts=2, budget=128,
+                                 max_branches=3, t_max=1.0, resolution=0.02, n_jobs=2)
+    for a, b in zip(dropped.impacts, again.impacts):
+        assert np.array_equal(a.v, b.v) and np.array_equal(a.q, b.q)
+

@@ -89,6 +89,35 @@ def test_propagation_through_impacts_on_the_gpu_gives_the_cpu_sets_under_the_sim
     assert report["impacts"] == [2, 2] and all(report["same"]), report
 
 
+TOUCHDOWNS = textwrap.dedent("""
+    import json, warnings
+    import mujoco
+    import numpy as np
+    from reach.analysis.touchdowns import propagate_touchdowns
+    from reach.models.mujoco import load_model
+    warnings.simplefilter("ignore")
+    model = load_model("examples/quadruped12.xml")
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    q, v = data.qpos.copy(), np.zeros(model.nv)
+    q[2] += 0.05
+    runs = [propagate_touchdowns(model, q, v, impacts=1, budget=16, completeness=False, **where)
+            for where in ({}, {"executor": "cuda"})]
+    print(json.dumps({"same": bool(np.array_equal(runs[0].impacts[0].v, runs[1].impacts[0].v)),
+                      "outcomes": len(runs[1].impacts[0].v)}))
+""")
+
+
+def test_a_spatial_robots_touchdown_on_the_gpu_gives_the_cpu_set_under_the_simulator():
+    pytest.importorskip("mujoco", reason="MuJoCo is not installed")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", TOUCHDOWNS], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["same"] and report["outcomes"] > 0, report
+
+
 def test_without_a_gpu_the_cuda_backend_says_so():
     if "cuda" not in BACKENDS:
         pytest.fail("the cuda backend is missing")
