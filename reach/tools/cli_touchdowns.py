@@ -79,7 +79,23 @@ def cmd_touchdowns(args, options):
     print(format_touchdowns(args.name, run))
     save_propagation(run, out, meta={"model": str(Path(args.name).resolve()), "controller": args.controller})
     print(f"wrote {out}")
+    if not args.no_plot and run.impacts:
+        print(f"wrote {_draw(args.name, run, out.with_suffix('.png'))}")
     return 0
+
+
+def _draw(name, run, path):
+    """The trunk's pitch rate after every touchdown (the free joint's ``qvel[4]``), and its spread."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from reach.plotting.files import save_figure
+    from reach.plotting.through import plot_propagation
+
+    coordinate = 4 if run.impacts[0].v.shape[1] > 4 else 0
+    label = "trunk pitch rate after the touchdown (rad/s)" if coordinate == 4 else "qvel[0] after the touchdown"
+    fig = plot_propagation(run, coordinate, label, title=f"{Path(name).stem}: the set of states after each touchdown")
+    return save_figure(fig, path)
 
 
 def load_run(path, meta):

@@ -34,6 +34,7 @@ def test_a_model_file_goes_through_its_touchdowns_and_robust_checks_the_saved_ru
                  "--branches", "2", "--out", "run.npz"]) == 0
     out = capsys.readouterr().out
     assert "2 touchdowns followed" in out and "pitch rate" in out and "wrote run.npz" in out
+    assert (tmp_path / "run.png").stat().st_size > 10_000  # the figure beside it
     assert main(["robust", "run.npz", "--predicate", "quad_user:calm"]) == 0
     report = capsys.readouterr().out
     assert report.count("\n     1 ") == 1 and "missed" in report and "REPLAY DIFFERS" not in report
