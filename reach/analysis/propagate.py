@@ -52,7 +52,7 @@ def stance_tol(problem):
 
 
 __all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "ImpactSet", "PropagationSettings",
-           "cover", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
+           "cover", "carry", "sampling_options", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
 
 #: Most impacts a propagation follows.
 MAX_IMPACTS = 1000
@@ -323,9 +323,7 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
     Propagation
     """
     settings = _settings(settings, fields, law)
-    where = {"n_jobs": n_jobs} if executor is None else {"executor": executor}
-    if isinstance(executor, str):
-        where["executor"] = make_executor(backend=executor)  # once: a GPU's data and kernels serve every impact
+    where = sampling_options(n_jobs, executor)
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
     carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
@@ -351,16 +349,30 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
             break
         record = _record(k, rows, ended)
         record.completeness = [None if s is None else s.metadata.get("completeness") for s in sets]
-        states = np.hstack([record.q[record.branch] / settings.resolution_q, record.v / settings.resolution])
-        record.carried, record.radius = cover(states, 1.0, settings.max_branches)
-        for j in record.carried:
-            b, sample = int(record.branch[j]), int(record.sample[j])
-            record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
+        carry(record, settings, sets)
         out.impacts.append(record)
         carried = _carried(system, record)
         if checkpoint is not None:
             save_propagation(out, checkpoint, meta={"checkpoint": True})
     return out
+
+
+def sampling_options(n_jobs, executor):
+    """How every impact's set is sampled: ``n_jobs`` local workers, or ``executor`` (a backend's name such as
+    ``"cuda"`` is made into one executor here, once, so that a GPU's kernels serve every impact)."""
+    if executor is None:
+        return {"n_jobs": n_jobs}
+    return {"executor": make_executor(backend=executor) if isinstance(executor, str) else executor}
+
+
+def carry(record, settings, sets):
+    """Choose the outcomes of ``record`` carried to the next impact (a cover at the settings' resolution) and
+    keep their replay caps (``sets``: each branch's sampled set, or None under a law)."""
+    states = np.hstack([record.q[record.branch] / settings.resolution_q, record.v / settings.resolution])
+    record.carried, record.radius = cover(states, 1.0, settings.max_branches)
+    for j in record.carried:
+        b, sample = int(record.branch[j]), int(record.sample[j])
+        record.caps[int(j)] = None if sets[b] is None else witness_caps(sets[b], sample)
 
 
 def _carried(system, record):

@@ -24,10 +24,9 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.analysis.compare.mujoco import mujoco_data
-from reach.analysis.propagate import ImpactSet, Propagation, PropagationSettings, cover
+from reach.analysis.propagate import ImpactSet, Propagation, PropagationSettings, carry, sampling_options
 from reach.models.mujoco import impact_from_mujoco
 from reach.models.mujoco_flight import fly
-from reach.sampling.executors import make_executor
 from reach.sets.run import run_sampling
 from reach.sets.witness import replay_sample, witness_caps
 
@@ -98,9 +97,7 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
         raise TypeError(f"`settings` must be a PropagationSettings; got {type(settings).__name__}.")
     elif fields:
         settings = dataclasses.replace(settings, **fields)
-    where = {"n_jobs": n_jobs} if executor is None else {"executor": executor}
-    if isinstance(executor, str):
-        where["executor"] = make_executor(backend=executor)  # once: a GPU's kernels serve every touchdown
+    where = sampling_options(n_jobs, executor)
     out = TouchdownPropagation(model, qpos, qvel, settings, [], controller)
     carried, out.ended = [(0.0, out.q0, out.v0)], []
     from tqdm.auto import tqdm
@@ -122,11 +119,7 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
             out.ended = ended
             break
         record = _record(k, rows, ended)
-        states = np.hstack([record.q[record.branch] / settings.resolution_q, record.v / settings.resolution])
-        record.carried, record.radius = cover(states, 1.0, settings.max_branches)
-        for j in record.carried:
-            b, sample = int(record.branch[j]), int(record.sample[j])
-            record.caps[int(j)] = witness_caps(rows[b][3], sample)
+        carry(record, settings, [result for *_, result in rows])
         out.impacts.append(record)
         carried = [(float(record.t[record.branch[j]]), record.q[record.branch[j]], record.v[j]) for j in record.carried]
     return out

@@ -109,8 +109,7 @@ def _contacts(model, data):
 def _step(model, data, controller):
     if controller is not None:
         data.ctrl[:] = controller(float(data.time), data.qpos.copy(), data.qvel.copy())
-    mujoco.mj_step(model, data)
-    mujoco.mj_forward(model, data)  # contacts at the new state
+    mujoco.mj_step(model, data)  # contact_pairs computes the contacts at the new state
 
 
 def _striking(pairs, stance, closing_speed):
@@ -128,7 +127,6 @@ def fly(model, qpos, qvel, *, t0=0.0, controller=None, t_max=5.0, closing_speed=
     """
     data = data_at(model, qpos, qvel)
     data.time = float(t0)
-    mujoco.mj_forward(model, data)
     near = contact_pairs(model, data, touch)
     stance = frozenset(near) if stance is None else frozenset(stance)
     spec = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -138,15 +136,16 @@ def fly(model, qpos, qvel, *, t0=0.0, controller=None, t_max=5.0, closing_speed=
         mujoco.mj_getState(model, data, saved, spec)
         _step(model, data, controller)
         steps += 1
-        hit = _striking(contact_pairs(model, data), stance, closing_speed)
+        near = contact_pairs(model, data, touch)  # one collision pass: strikes (distance <= 0) and stance
+        hit = _striking(near, stance, closing_speed)
         if hit:
-            hit = _bisect(model, data, saved, spec, dt, controller, stance, closing_speed, resolve) or hit
+            hit = _bisect(model, data, saved, spec, dt, controller, stance, closing_speed, resolve, touch) or hit
             return Flight("impact", float(data.time), data.qpos.copy(), data.qvel.copy(), hit, stance, steps)
-        stance = frozenset(contact_pairs(model, data, touch))  # slow touches join; a contact that lifts off leaves
+        stance = frozenset(near)  # slow touches join; a contact that lifts off leaves
     return Flight("timeout", float(data.time), data.qpos.copy(), data.qvel.copy(), (), stance, steps)
 
 
-def _bisect(model, data, saved, spec, dt, controller, stance, closing_speed, resolve):
+def _bisect(model, data, saved, spec, dt, controller, stance, closing_speed, resolve, touch):
     """Retake the last step from ``saved`` with shorter time steps, bisecting on the first strike to ``resolve`` s.
 
     Ends at the state just *before* it (the pair within ``resolve`` times its speed of touching, no contact
@@ -159,7 +158,7 @@ def _bisect(model, data, saved, spec, dt, controller, stance, closing_speed, res
             mujoco.mj_setState(model, data, saved, spec)
             model.opt.timestep = mid
             _step(model, data, controller)
-            found = _striking(contact_pairs(model, data), stance, closing_speed)
+            found = _striking(contact_pairs(model, data, touch), stance, closing_speed)
             if found:
                 hi, hit = mid, found
             else:
