@@ -15,15 +15,21 @@ goes to the device once a run.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from reach.kernels import device as kernels_device
 from reach.kernels.routh import SampleOutput
 
-__all__ = ["Gpu", "NoGpuError", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available"]
+__all__ = ["Gpu", "NoGpuError", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
+
+#: Wall seconds spent in this process on the device's side of :meth:`Gpu.run` (``"kernel"``: launches to their
+#: end; ``"transfer"``: caps to the device, outputs back), for ``reach bench --gpu``; never reset here.
+DEVICE_SECONDS = {"kernel": 0.0, "transfer": 0.0}
 
 #: Most samples one launch runs (a large GPU keeps about 2^18 threads resident; more queue behind them).
 MAX_BLOCK = 2**21
@@ -79,10 +85,17 @@ class Gpu:
         out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
         kernel = kernels_device.sample_kernel(*plan.flags, problem.lcp_size, problem.m, nv)
         threads = kernels_device.THREADS_PER_BLOCK
-        kernel[(S + threads - 1) // threads, threads](data, plan.options, cuda.to_device(np.ascontiguousarray(P)),
-                                                       first_index, out)
+        t0 = time.perf_counter()
+        caps = cuda.to_device(np.ascontiguousarray(P))
         cuda.synchronize()
-        return SampleOutput(*[a.copy_to_host() for a in out])
+        t1 = time.perf_counter()
+        kernel[(S + threads - 1) // threads, threads](data, plan.options, caps, first_index, out)
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        host = SampleOutput(*[a.copy_to_host() for a in out])
+        DEVICE_SECONDS["kernel"] += t2 - t1
+        DEVICE_SECONDS["transfer"] += (t1 - t0) + (time.perf_counter() - t2)
+        return host
 
     def _device_data(self, plan):
         key = id(plan.data)

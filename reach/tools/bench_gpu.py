@@ -24,10 +24,13 @@ import numpy as np
 
 __all__ = ["GPU_CASES", "AGREEMENT_TOL", "gpu_case", "run_gpu", "format_gpu"]
 
-#: (label, GPU batch, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
-GPU_CASES = (("rocking-block", 2**22, 2**16), ("disk-stack", 2**20, 2**14), ("quadruped", 2**20, 2**13))
+#: (label, GPU batches, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
+GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2**22), 2**14),
+             ("quadruped", (2**20, 2**22), 2**13))
 #: Issue 40's bound on a kept sample's velocity difference, relative to ``max |v|``.
 AGREEMENT_TOL = 1e-12
+#: The end-to-end case of issue 40: a quadruped set of this many samples with its held-out estimate.
+END_TO_END_SAMPLES = 2**20
 
 
 def _problem(label):
@@ -41,53 +44,155 @@ def _problem(label):
     return s.problem, s.h, s.N
 
 
-def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
-    """GPU against one CPU core for one case (see the module docstring); a dict of measurements."""
+def _timed(problem, n, h, N, **options):
+    """A set of ``n`` samples and the device's kernel/transfer seconds inside it (``DEVICE_SECONDS``' growth)."""
+    from reach import sample_post_impact_set
+    from reach.sampling.gpu import DEVICE_SECONDS
+
+    before = dict(DEVICE_SECONDS)
+    result = sample_post_impact_set(problem, n, h, N, **options)
+    return result, {k: DEVICE_SECONDS[k] - before[k] for k in before}
+
+
+def _kernel_resources(n):
+    """Registers and local (stack) bytes a thread of the compiled kernels for LCP size ``n`` (where Numba says)."""
+    from reach.kernels import device as kernels_device
+
+    found = {}
+    for key, kernel in kernels_device._KERNELS.items():
+        if key[2] != n:
+            continue
+        try:
+            found[str(key[:2])] = {"registers": kernel.get_regs_per_thread(),
+                                   "local_bytes": kernel.get_local_mem_per_thread()}
+        except Exception as exc:  # the simulator has neither
+            found[str(key[:2])] = {"unknown": type(exc).__name__}
+    return found
+
+
+def _agreement(problem, h, N, agree, common):
+    """Issue 40's item 2 on ``agree`` samples: identical flags and counts, the largest relative velocity gap."""
     from reach import sample_post_impact_set
 
-    problem, h, N = _problem(label)
-    common = dict(completeness=False, solution_choice="random", keep_paths=0)
-    t = time.perf_counter()
-    sample_post_impact_set(problem, 256, h, N, backend="cuda", strategy="uniform", **common)
-    compile_s = time.perf_counter() - t
-    gpu = sample_post_impact_set(problem, gpu_samples, h, N, backend="cuda", strategy="uniform", **common)
-    directed = sample_post_impact_set(problem, gpu_samples, h, N, backend="cuda", **common)
-    cpu = sample_post_impact_set(problem, cpu_samples, h, N, n_jobs=1, strategy="uniform", **common)
     a = sample_post_impact_set(problem, agree, h, N, n_jobs=1, strategy="uniform", **common)
     b = sample_post_impact_set(problem, agree, h, N, backend="cuda", strategy="uniform", **common)
     same = {f: bool(np.array_equal(getattr(a, f), getattr(b, f))) for f in ("kept", "sample_status", "lcp_solves")}
     both = a.kept & b.kept
     scale = max(float(np.abs(a.all_velocities[both]).max(initial=0.0)), 1e-300)
     gap = float(np.abs(a.all_velocities[both] - b.all_velocities[both]).max(initial=0.0)) / scale
-    gpu_rate = gpu_samples / gpu.metadata["wall_seconds"]
-    cpu_rate = cpu_samples / cpu.metadata["cpu_seconds"]
-    return {"case": label, "lcp_size": problem.lcp_size, "device": gpu.metadata["executor"],
-            "compile_s": compile_s, "gpu_samples": gpu_samples, "gpu_samples_per_s": gpu_rate,
-            "directed_samples_per_s": gpu_samples / directed.metadata["wall_seconds"],
-            "directed_selection_s": directed.metadata["selection_seconds"],
-            "cpu_samples": cpu_samples, "cpu_samples_per_s_core": cpu_rate, "speedup_vs_core": gpu_rate / cpu_rate,
-            "agreement_samples": agree, "identical": same, "max_relative_gap": gap,
+    return {"agreement_samples": agree, "identical": same, "max_relative_gap": gap,
             "agrees": all(same.values()) and gap <= AGREEMENT_TOL}
 
 
+def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
+    """GPU against one CPU core for one case (see the module docstring); a dict of measurements.
+
+    ``gpu_samples``: one batch size or several; each is run uniformly (its
+    samples a second, and the kernel's share of the wall time), the first also
+    with the default directed sampling.
+    """
+    from reach import sample_post_impact_set
+
+    sizes = (gpu_samples,) if np.isscalar(gpu_samples) else tuple(gpu_samples)
+    problem, h, N = _problem(label)
+    common = dict(completeness=False, solution_choice="random", keep_paths=0)
+    t = time.perf_counter()
+    sample_post_impact_set(problem, 256, h, N, backend="cuda", strategy="uniform", **common)
+    compile_s = time.perf_counter() - t
+    resources = _kernel_resources(problem.lcp_size)
+    runs = []
+    for n in sizes:
+        gpu, device = _timed(problem, n, h, N, backend="cuda", strategy="uniform", **common)
+        wall = gpu.metadata["wall_seconds"]
+        runs.append({"samples": n, "wall_s": wall, "samples_per_s": n / wall, "kernel_s": device["kernel"],
+                     "transfer_s": device["transfer"], "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
+        print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
+              f"{device['kernel']:.2f} s, transfers {device['transfer']:.2f} s)", flush=True)
+    directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
+    cpu = sample_post_impact_set(problem, cpu_samples, h, N, n_jobs=1, strategy="uniform", **common)
+    gpu_rate = runs[0]["samples_per_s"]
+    cpu_rate = cpu_samples / cpu.metadata["cpu_seconds"]
+    return {"case": label, "lcp_size": problem.lcp_size, "device": gpu.metadata["executor"],
+            "compile_s": compile_s, "kernel_resources": resources, "gpu_samples": sizes[0], "gpu_samples_per_s": gpu_rate, "runs": runs,
+            "directed_samples_per_s": sizes[0] / directed.metadata["wall_seconds"],
+            "directed_selection_s": directed.metadata["selection_seconds"],
+            "cpu_samples": cpu_samples, "cpu_samples_per_s_core": cpu_rate,
+            "speedup_vs_core": max(r["samples_per_s"] for r in runs) / cpu_rate,
+            **_agreement(problem, h, N, agree, common)}
+
+
+def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
+    """Issue 40's end-to-end case: the quadruped's default set of ``samples`` with its held-out estimate, on the GPU.
+
+    Wall seconds of each run after a first small one (which compiles); the
+    target is at most 1 s.
+    """
+    from reach import sample_post_impact_set
+
+    problem, h, N = _problem("quadruped")
+    sample_post_impact_set(problem, min(4096, samples), h, N, backend="cuda")
+    walls, held = [], {}
+    for _ in range(repeats):
+        t = time.perf_counter()
+        result = sample_post_impact_set(problem, samples, h, N, backend="cuda")
+        walls.append(time.perf_counter() - t)
+        held = result.metadata.get("completeness") or {}
+    return {"samples": samples, "wall_s": walls, "median_wall_s": float(np.median(walls)),
+            "engine_wall_s": result.metadata.get("wall_seconds"), "held_out": held, "target_s": 1.0}
+
+
 def run_gpu(quick=False):
-    """:func:`gpu_case` for every case of :data:`GPU_CASES` (``quick``: 2^14 and 2^10 samples)."""
+    """:func:`gpu_case` for every case of :data:`GPU_CASES` (``quick``: 2^14 and 2^10 samples), then :func:`end_to_end`.
+
+    A case that fails is recorded with its error and the rest still run.
+    """
     from reach.sampling.gpu import Gpu
 
     Gpu()  # a clear error where there is no GPU
-    return {label: gpu_case(label, 2**14 if quick else g, 2**10 if quick else c, agree=2**10 if quick else 2**14)
-            for label, g, c in GPU_CASES}
+    report = {}
+    for label, sizes, cpu in GPU_CASES:
+        try:
+            report[label] = gpu_case(label, (2**14,) if quick else sizes, 2**10 if quick else cpu,
+                                     agree=2**10 if quick else 2**14)
+        except Exception as exc:  # a compile or launch failure: keep the other cases' numbers
+            report[label] = {"case": label, "error": f"{type(exc).__name__}: {exc}"}
+        print(f"{label}: {report[label]}", flush=True)
+    try:
+        report["end-to-end"] = end_to_end(2**14 if quick else END_TO_END_SAMPLES)
+    except Exception as exc:
+        report["end-to-end"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return report
 
 
 def format_gpu(report):
-    """The GPU report as a Markdown table, with the agreement verdicts."""
-    lines = ["| case | LCP n | compile | GPU samples/s (uniform) | directed | one core (CPU time) | GPU ÷ core | "
-             "agreement (max Δv / max|v|) |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    """The GPU report as a Markdown table (a row per batch size), the agreement verdicts and the end-to-end run."""
+    lines = ["| case | LCP n | compile | samples | GPU samples/s (uniform) | kernel only | directed | "
+             "one core (CPU time) | best GPU ÷ core | agreement (max Δv / max|v|) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    device = ""
     for label, r in report.items():
+        if label == "end-to-end":
+            continue
+        if "error" in r:
+            lines.append(f"| {label} | | | | failed: {r['error'][:120]} | | | | | |")
+            continue
+        device = r["device"]
         verdict = "identical flags, counts" if all(r["identical"].values()) else f"DIFFER {r['identical']}"
-        lines.append(f"| {label} | {r['lcp_size']} | {r['compile_s']:.1f} s | {r['gpu_samples_per_s']:,.0f} | "
-                     f"{r['directed_samples_per_s']:,.0f} | {r['cpu_samples_per_s_core']:,.0f} | "
-                     f"{r['speedup_vs_core']:.0f}× | {verdict}; {r['max_relative_gap']:.1e} |")
-    device = next(iter(report.values()))["device"] if report else ""
+        for k, run in enumerate(r.get("runs") or [{"samples": r["gpu_samples"], "samples_per_s": r["gpu_samples_per_s"],
+                                                     "kernel_samples_per_s": float("nan")}]):
+            head = (f"| {label} | {r['lcp_size']} | {r['compile_s']:.1f} s" if k == 0 else "| | |")
+            tail = (f"{r['directed_samples_per_s']:,.0f} | {r['cpu_samples_per_s_core']:,.0f} | "
+                    f"{r['speedup_vs_core']:.0f}× | {verdict}; {r['max_relative_gap']:.1e} |" if k == 0 else "| | | |")
+            lines.append(f"{head} | 2^{run['samples'].bit_length() - 1} | {run['samples_per_s']:,.0f} | "
+                         f"{run['kernel_samples_per_s']:,.0f} | {tail}")
+    e2e = report.get("end-to-end")
+    if e2e and "error" not in e2e:
+        held = e2e.get("held_out") or {}
+        lines += ["", f"End to end: the quadruped's default set of 2^{e2e['samples'].bit_length() - 1} samples with "
+                      f"its held-out estimate, {e2e['median_wall_s']:.2f} s wall (median of "
+                      f"{len(e2e['wall_s'])}; target ≤ {e2e['target_s']:.0f} s; held-out outcomes farther than "
+                      f"2 % of |vn0|: {held.get('outside_2pct', float('nan')):.2%})."]
+    elif e2e:
+        lines += ["", f"End to end: failed: {e2e['error']}"]
     lines += ["", f"Device: {device}."]
     return "\n".join(lines)

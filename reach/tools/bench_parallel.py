@@ -94,6 +94,8 @@ def run_parallel(quick=False):
         key = f"{label} 2^{n.bit_length() - 1}"
         if key not in report:
             report[key] = dict(parallel_speedup(problems[label], n, repeats=1 if quick else 3), case=label)
+            print(f"{key}: {report[key]['speedup']:.2f}× on {report[key]['workers']} workers "
+                  f"({report[key]['wall_1_s']:.2f} s / {report[key]['wall_all_s']:.2f} s)", flush=True)
     return report
 
 
