@@ -26,11 +26,11 @@ print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
   warm > "$OUT/warm.log" 2>&1 &
-  timeout 340 python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))' \
+  timeout 320 python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))' \
     bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
   wait
   cat "$OUT/warm.log"
   date -u
-  timeout 180 reach bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
+  timeout 140 reach bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
   date -u
 } 2>&1 | tee "$OUT/log"
