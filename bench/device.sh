@@ -7,7 +7,6 @@ set -uo pipefail
 OUT=${OUT:-results/device}
 mkdir -p "$OUT"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
-reach() { python3 -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
 warm() {  # compile (and cache on disk) the CPU kernels that both benches use, while the GPU compiles its own
   python3 -W ignore -c '
 import time, scenarios
@@ -31,6 +30,6 @@ print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
   wait
   cat "$OUT/warm.log"
   date -u
-  timeout 140 reach bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
+  timeout 140 python3 -W ignore -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))' bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
   date -u
 } 2>&1 | tee "$OUT/log"

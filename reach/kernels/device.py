@@ -37,6 +37,7 @@ what numpy deprecated it for) before the import, or no kernel compiles.
 
 from __future__ import annotations
 
+import contextlib
 import types
 
 import numpy as np
@@ -47,7 +48,7 @@ from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "kernel_source", "kernel_function", "sample_kernel",
-           "output_on", "THREADS_PER_BLOCK"]
+           "output_on", "without_contraction", "THREADS_PER_BLOCK"]
 
 #: Threads per block of :func:`sample_kernel` (block sizes 32-256 ran alike in a direct port, quadruped touchdown).
 THREADS_PER_BLOCK = 64
@@ -63,6 +64,35 @@ def numba_cuda():
     from numba import cuda
 
     return cuda
+
+
+@contextlib.contextmanager
+def without_contraction():
+    """Inside, the CUDA compiler (NVVM) keeps ``a * b + c`` as two roundings (``-fma=0``), as the CPU's does.
+
+    NVVM contracts multiply-adds by default, and Numba's ``cuda.jit`` has no
+    switch for it; the contraction changed the last bits of residuals enough
+    to change how many LCP solves a few samples took (measured on an H200: the
+    disk stack and the quadruped, 2^14 samples each).  A kernel compiles at its
+    first launch, so :meth:`reach.sampling.gpu.Gpu.run` launches inside this.
+    Under the simulator, which compiles nothing, it does nothing.
+    """
+    try:
+        from numba.cuda.cudadrv import nvvm
+    except Exception:  # the simulator, or no toolkit: nothing is compiled
+        yield
+        return
+    compile_ir = nvvm.compile_ir
+
+    def strict(llvmir, **options):
+        options.setdefault("fma", False)
+        return compile_ir(llvmir, **options)
+
+    nvvm.compile_ir = strict
+    try:
+        yield
+    finally:
+        nvvm.compile_ir = compile_ir
 
 
 def available():

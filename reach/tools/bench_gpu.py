@@ -63,8 +63,9 @@ def _kernel_resources(n):
         if key[2] != n:
             continue
         try:
-            found[str(key[:2])] = {"registers": kernel.get_regs_per_thread(),
-                                   "local_bytes": kernel.get_local_mem_per_thread()}
+            regs, local = kernel.get_regs_per_thread(), kernel.get_local_mem_per_thread()
+            one = (lambda v: max(v.values()) if isinstance(v, dict) else v)  # keyed by signature: one here
+            found[str(key[:2])] = {"registers": int(one(regs)), "local_bytes": int(one(local))}
         except Exception as exc:  # the simulator has neither
             found[str(key[:2])] = {"unknown": type(exc).__name__}
     return found

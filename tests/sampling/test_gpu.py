@@ -162,14 +162,8 @@ def _nvvm():
         return False
 
 
-@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
-def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
-    """The CUDA compiler takes the kernel (every device function it calls) for a Hopper GPU (cc 9.0).
-
-    Exact choice compiles the most: contact modes, the certificate, the
-    enumeration fallback and Lemke's method with random covering vectors.
-    """
-    name, choice = "compass-gait", "exact"
+def _kernel_ptx(monkeypatch, name, choice):
+    """PTX of the sampling kernel for scenario ``name`` and ``choice``, for a Hopper GPU (cc 9.0)."""
     import numba
     import scenarios
     from reach.kernels import device
@@ -185,4 +179,30 @@ def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
     args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, device.output_on(S, p.nv, 4, s.N + 2, np.zeros))
     kernel = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv)
     ptx, _ = cuda.compile_ptx(kernel, tuple(numba.typeof(a) for a in args), cc=(9, 0))
+    return ptx
+
+
+@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
+    """The CUDA compiler takes the kernel (every device function it calls) for a Hopper GPU (cc 9.0).
+
+    Exact choice compiles the most: contact modes, the certificate, the
+    enumeration fallback and Lemke's method with random covering vectors.
+    """
+    ptx = _kernel_ptx(monkeypatch, "compass-gait", "exact")
     assert ".visible .entry" in ptx and "samples" in ptx
+
+
+@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+def test_without_contraction_the_kernel_has_only_the_math_librarys_fused_multiply_adds(monkeypatch):
+    """NVVM fuses ``a * b + c`` unless told not to; inside ``without_contraction`` only libdevice's own remain.
+
+    (``exp`` and ``log`` come from libdevice, written with explicit fused
+    multiply-adds: those are in the PTX either way.)
+    """
+    from reach.kernels import device
+
+    fused = _kernel_ptx(monkeypatch, "rocking-block", "random").count("fma.rn.f64")
+    with device.without_contraction():
+        strict = _kernel_ptx(monkeypatch, "rocking-block", "random").count("fma.rn.f64")
+    assert fused > 2 * strict, (fused, strict)
