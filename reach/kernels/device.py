@@ -24,10 +24,9 @@ change here.
 
 Samples are independent and keyed by their global index, so a GPU's set is
 the CPU's set: bit for bit under Numba's CUDA simulator
-(``NUMBA_ENABLE_CUDASIM=1``, which CI runs), and on a device up to the fused
-multiply-adds that the CUDA compiler contracts (``a * b + c`` rounded once:
-it may differ in the last bits wherever a kernel sums products) and its
-``exp``/``log`` (within an ulp of the C library's).
+(``NUMBA_ENABLE_CUDASIM=1``, which CI runs), and on a device up to CUDA's
+``exp``/``log`` (within an ulp of the C library's; the kernel is compiled
+without fused multiply-adds, :func:`without_contraction`).
 
 ``numba.cuda`` is imported on first use, never at import time: the CPU
 install needs no CUDA.  numba-cuda 0.30 still overloads ``np.row_stack``,
@@ -71,11 +70,12 @@ def without_contraction():
     """Inside, the CUDA compiler (NVVM) keeps ``a * b + c`` as two roundings (``-fma=0``), as the CPU's does.
 
     NVVM contracts multiply-adds by default, and Numba's ``cuda.jit`` has no
-    switch for it; the contraction changed the last bits of residuals enough
-    to change how many LCP solves a few samples took (measured on an H200: the
-    disk stack and the quadruped, 2^14 samples each).  A kernel compiles at its
-    first launch, so :meth:`reach.sampling.gpu.Gpu.run` launches inside this.
-    Under the simulator, which compiles nothing, it does nothing.
+    switch for it.  Without contraction the GPU's arithmetic is the CPU's
+    except for libdevice's ``exp`` and ``log`` (measured on an H200: the same
+    velocity gaps and speeds as with it; the LCP counts that differ on a few
+    samples come from ``exp``, see docs/performance.md).  A kernel compiles at
+    its first launch, so :meth:`reach.sampling.gpu.Gpu.run` launches inside
+    this.  Under the simulator, which compiles nothing, it does nothing.
     """
     try:
         from numba.cuda.cudadrv import nvvm
