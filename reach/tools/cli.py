@@ -111,8 +111,22 @@ def _run_inputs(args, samples=None):
             samples or scenario.n_samples)
 
 
+#: ``reach run``'s default cap on a coverage-driven run's budget (``--samples`` sets another).
+COVERAGE_CAP = 2**20
+
+
+def _mode(args):
+    """How ``reach run`` samples: ``"fixed"`` (``--fixed``, ``--resume``), ``"adaptive"`` (``--epsilon``) or
+    ``"coverage"`` (the default: doubling budgets until the held-out estimate meets the coverage target)."""
+    if args.fixed or args.resume:
+        return "fixed"
+    return "adaptive" if args.epsilon is not None else "coverage"
+
+
 def cmd_run(args):
     problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
+    if _mode(args) == "coverage" and args.samples is None:
+        n_samples = COVERAGE_CAP
     if args.quick:
         n_samples = min(n_samples, 4096)
     if args.plan:
@@ -183,9 +197,17 @@ def _describe_plan(args, n_samples, h, N):
                                     caps=args.caps, strategy=args.strategy)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
+    head = []
+    if _mode(args) == "coverage":
+        head = [f"coverage-driven: rounds of {min(4096, n_samples):,d}, then twice as many samples each, up to "
+                f"{n_samples:,d}, each followed by its held-out search, until at most 1% of the held-out outcomes "
+                "lie farther than 2% of |vn0| from the set (--fixed: one fixed budget). The first round:"]
+        n_samples = min(4096, n_samples)
+        settings = settings.replace(n_samples=n_samples)
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
     workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
-    lines = [plan_run(settings, workers, chunk_size=Cuda.chunk_size if args.backend == "cuda" else None).describe()]
+    lines = head + [plan_run(settings, workers,
+                             chunk_size=Cuda.chunk_size if args.backend == "cuda" else None).describe()]
     if args.backend == "cuda":
         lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
     elif args.n_jobs == "auto":
@@ -197,15 +219,16 @@ def _describe_plan(args, n_samples, h, N):
 
 
 def _sample(args, problem, h, N, n_samples, checkpoint, common):
-    """The run itself: to a coverage with ``--coverage``, adaptive stopping with ``--epsilon``, else a fixed
-    budget (checkpointed)."""
+    """The run itself (:func:`_mode`): to the coverage target (the default), adaptive stopping with
+    ``--epsilon``, or a fixed budget (``--fixed``, checkpointed)."""
     from reach import sample_post_impact_set
     from reach.sets.build import sample_adaptive, sample_to_coverage
 
-    if args.coverage:
-        return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=max(n_samples, 4096),
-                                  time_limit=args.time_limit, **common)
-    if args.epsilon is not None:
+    mode = _mode(args)
+    if mode == "coverage":
+        return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=n_samples,
+                                  initial=min(4096, n_samples), time_limit=args.time_limit, **common)
+    if mode == "adaptive":
         return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
                                max_samples=max(n_samples, 4096), **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
@@ -341,7 +364,12 @@ def _add_run(sub):
     p = sub.add_parser("run", help="sample the post-impact set of a scenario or a problem file")
     p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
     p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
-    p.add_argument("--samples", type=_samples, help="number of samples M (default: the paper's)")
+    p.add_argument("--samples", type=_samples,
+                   help="the most samples the run may take (default 2^20); with --fixed, exactly this many "
+                        "(default: the paper's)")
+    p.add_argument("--fixed", action="store_true",
+                   help="a fixed budget of --samples samples (the paper's way, and reach's default until "
+                        "round 3), instead of sampling until the coverage target is met")
     p.add_argument("--h", type=positive_float, help="step size h (default: the paper's)")
     p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
     p.add_argument("--eps", type=positive_float, help="closing-step radius epsilon (default h/10)")
@@ -380,10 +408,11 @@ def _add_run(sub):
     p.add_argument("--epsilon", type=positive_float, metavar="E",
                    help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
     p.add_argument("--coverage", action="store_true",
-                   help="sample until the held-out estimate puts at most 1%% of outcomes farther than 2%% of |vn0| "
-                        "from the set (doubling budgets; --samples caps them); prints the budget it needed")
+                   help="the default: sample until the held-out estimate puts at most 1%% of outcomes farther "
+                        "than 2%% of |vn0| from the set (doubling budgets from 4096; --samples caps them); "
+                        "prints the budget it needed")
     p.add_argument("--time-limit", type=positive_float, metavar="S",
-                   help="with --coverage: stop before a round that would take the run past S seconds")
+                   help="stop a coverage-driven run before a round that would take it past S seconds")
     p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
                    help="adaptive stopping confidence (default 0.95); --samples caps the count")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -27,9 +27,13 @@ def format_summary(summary, title):
     lines.append(f"  {summary['message']}")
     c = summary.get("completeness")
     if c and c["kept"]:
-        lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest "
+        lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest at least "
                      f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
         lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
+        if c.get("cells"):
+            lines.append(f"                   the set's cells missed by more than 2 % of |vn0|: about "
+                         f"{c['cells_missed']:.2%} ({c['cells_far']:,d} of {c['cells']:,d} held-out cells, "
+                         f"{c['cells_unseen']:,.0f} unreached estimated)")
     lines += _auto_choice_lines(summary.get("auto_choice"))
     lines += _uniqueness_lines(summary.get("uniqueness"))
     if not summary["kept"]:

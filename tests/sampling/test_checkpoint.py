@@ -12,7 +12,7 @@ from reach import PostImpactSet
 from reach.files import atomic_write
 from reach.sampling.plan import plan_run
 
-RUN = ["run", "compass-gait", "--samples", "2^17", "--steps", "5", "--n-jobs", "1", "--no-progress", "--no-plot"]
+RUN = ["run", "--fixed", "compass-gait", "--samples", "2^17", "--steps", "5", "--n-jobs", "1", "--no-progress", "--no-plot"]
 
 
 def _cli(args, **kwargs):

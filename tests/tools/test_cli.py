@@ -56,11 +56,11 @@ def test_run_scenario_quick_writes_a_loadable_result_and_its_picture(tmp_path, c
 
 def test_run_problem_file_draws_the_planes(tmp_path, capsys):
     path = hand_rocking_block().save(tmp_path / "mine.json")
-    assert main(["run", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "2^10",
+    assert main(["run", "--fixed", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "2^10",
                  "--no-progress", "--n-jobs", "1", "--out", str(tmp_path / "mine.npz")]) == 0
     assert PostImpactSet.load(tmp_path / "mine.npz").all_velocities.shape == (1024, 3)
     assert (tmp_path / "mine.png").stat().st_size > 10_000
-    assert main(["run", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "64",
+    assert main(["run", "--fixed", "--problem", str(path), "--h", "0.3", "--steps", "10", "--samples", "64",
                  "--no-progress", "--n-jobs", "1", "--no-plot", "--out", str(tmp_path / "quiet.npz")]) == 0
     assert not (tmp_path / "quiet.png").exists()
 
@@ -211,7 +211,7 @@ def test_existing_checkpoint_needs_resume(tmp_path, capsys):
     ckpt = tmp_path / "r.ckpt"
     ckpt.mkdir()
     (ckpt / "manifest.json").write_text("{}")
-    _bad(capsys, ["run", "rocking-block", "--quick", "--no-progress", "--out", str(out)], "resume it")
+    _bad(capsys, ["run", "--fixed", "rocking-block", "--quick", "--no-progress", "--out", str(out)], "resume it")
     assert not out.exists()
 
 
@@ -226,7 +226,7 @@ def test_result_written_into_a_directory_keeps_the_checkpoint(tmp_path, capsys, 
         raise ValueError(f"`path` {str(path)!r} cannot be written: disk full.")
 
     monkeypatch.setattr(reach.sets.result.PostImpactSet, "save", failing_save)
-    args = ["run", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot",
+    args = ["run", "--fixed", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot",
             "--out", str(out)]
     assert main(args) == 1
     assert "disk full" in capsys.readouterr().err
@@ -245,7 +245,7 @@ def test_adaptive_run_reports_its_rounds(tmp_path, capsys):
 
 def test_an_empty_set_is_saved_said_and_exits_1(tmp_path, capsys):
     out = tmp_path / "empty.npz"
-    assert main(["run", "box-wall", "--h", "1e-6", "--steps", "2", "--samples", "256", "--no-progress",
+    assert main(["run", "--fixed", "box-wall", "--h", "1e-6", "--steps", "2", "--samples", "256", "--no-progress",
                  "--n-jobs", "1", "--out", str(out)]) == 1
     captured = capsys.readouterr()
     assert "status                    EMPTY" in captured.out and "nan" not in captured.out
@@ -302,16 +302,25 @@ def test_run_of_a_spatial_problem_says_why_auto_took_first_choice(tmp_path, caps
 
 def test_run_plan_prints_the_plan_and_samples_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["run", "disk-stack", "--samples", "2^16", "--plan", "--n-jobs", "1"]) == 0
+    assert main(["run", "--fixed", "disk-stack", "--samples", "2^16", "--plan", "--n-jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("65,536 samples (directed sampling, seed 0) on 1 worker;")
     assert "first batch" in out and "round 4" in out and "held-out completeness search: 8,192 samples" in out
     assert not (tmp_path / "results").exists()
 
 
+def test_by_default_a_run_samples_to_the_coverage_target_and_its_plan_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "disk-stack", "--plan", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("coverage-driven: rounds of 4,096, then twice as many samples each, up to 1,048,576")
+    assert "4,096 samples (directed sampling, seed 0) on 1 worker;" in out
+
+
 def test_run_to_a_coverage_prints_the_budget_it_needed_and_the_time(tmp_path, capsys):
+    """The default run (no --fixed): a two-contact set meets the target in its first round."""
     out = tmp_path / "set.npz"
-    assert main(["run", "rocking-block", "--coverage", "--samples", "8192", "--no-plot", "--no-progress",
+    assert main(["run", "rocking-block", "--samples", "8192", "--no-plot", "--no-progress",
                  "--out", str(out), "--json", str(tmp_path / "s.json")]) == 0
     text = capsys.readouterr().out
     assert "coverage target, at most 1% of the held-out outcomes farther than 2% of |vn0|" in text and ": met" in text
