@@ -52,7 +52,7 @@ def stance_tol(problem):
 
 
 __all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "ImpactSet", "PropagationSettings",
-           "cover", "carry", "sampling_options", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
+           "cover", "carry", "sampling_options", "open_checkpoint", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
 
 #: Most impacts a propagation follows.
 MAX_IMPACTS = 1000
@@ -327,8 +327,8 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
     out = Propagation(system, q0, v0, settings, [], guard=guard)
     out.law = law
     carried = [(0.0, out.q0, out.v0, INITIAL_TOL)]
-    if checkpoint is not None:
-        carried = _open_checkpoint(out, checkpoint, resume) or carried
+    if checkpoint is not None and open_checkpoint(out, checkpoint, resume, law=out.law, guard=out.guard):
+        carried = _carried(system, out.impacts[-1])
     from tqdm.auto import tqdm
     for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="impacts", leave=False):
         hits, ended = _flow_branches(system, settings, carried, guard)
@@ -399,22 +399,23 @@ def _settings(settings, fields, law):
     return PropagationSettings(**chosen, law="set" if law is None else getattr(law, "__name__", "law"))
 
 
-def _open_checkpoint(out, checkpoint, resume):
-    """Resume ``out`` from ``checkpoint`` (its carried states), or make sure a fresh run will not overwrite one."""
+def open_checkpoint(out, checkpoint, resume, **load):
+    """Restore ``out.impacts`` from ``checkpoint`` when resuming (True if any were), or make sure a fresh run
+    will not overwrite one.  ``load``: :func:`load_propagation`'s options for ``out.system``."""
     from pathlib import Path
 
     path = Path(checkpoint)
     if not resume:
         if path.exists():
             raise ValueError(f"checkpoint {str(path)!r} exists; pass resume=True to continue it, or remove it.")
-        return None
+        return False
     if not path.exists():
-        return None
-    loaded, _ = load_propagation(path, out.system, law=out.law, guard=out.guard)
+        return False
+    loaded, _ = load_propagation(path, out.system, **load)
     if loaded.settings != out.settings or not (np.array_equal(loaded.q0, out.q0) and np.array_equal(loaded.v0, out.v0)):
         raise ValueError(f"checkpoint {str(path)!r} was written by a propagation with another start or settings.")
     out.impacts = loaded.impacts
-    return _carried(out.system, out.impacts[-1]) if out.impacts else None
+    return bool(out.impacts)
 
 
 def _record(k, rows, ended):

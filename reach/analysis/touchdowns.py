@@ -24,7 +24,8 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.analysis.compare.mujoco import mujoco_data
-from reach.analysis.propagate import ImpactSet, Propagation, PropagationSettings, carry, sampling_options
+from reach.analysis.propagate import (ImpactSet, Propagation, PropagationSettings, carry, open_checkpoint,
+                                      sampling_options, save_propagation)
 from reach.models.mujoco import impact_from_mujoco
 from reach.models.mujoco_flight import fly
 from reach.sets.run import run_sampling
@@ -81,7 +82,7 @@ class TouchdownPropagation(Propagation):
 
 
 def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n_jobs=1, executor=None,
-                         progress=False, **fields):
+                         progress=False, checkpoint=None, resume=False, **fields):
     """The sets of states at K successive touchdowns of a MuJoCo ``model`` from ``(qpos, qvel)``.
 
     ``controller(t, qpos, qvel) -> ctrl`` acts in flight (and stance).  ``settings`` or its fields
@@ -89,6 +90,8 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
     :func:`~reach.analysis.propagate.propagate`; ``resolution_q`` thins in ``qpos`` units.
     ``n_jobs`` local workers, or an ``executor`` (an executor, or a backend's name: ``"cuda"`` for this
     machine's GPU), sample each touchdown's set; the result does not depend on them.
+    ``checkpoint``: a file written after every touchdown; with ``resume=True`` the run continues from it
+    (the same start, settings and controller), as :func:`~reach.analysis.propagate.propagate` does.
     Returns a :class:`TouchdownPropagation`; ``ended`` lists the carried states that never touched down again.
     """
     if settings is None:
@@ -100,9 +103,12 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
     where = sampling_options(n_jobs, executor)
     out = TouchdownPropagation(model, qpos, qvel, settings, [], controller)
     carried, out.ended = [(0.0, out.q0, out.v0)], []
+    if checkpoint is not None and open_checkpoint(out, checkpoint, resume):
+        carried = _carried(out.impacts[-1])
     from tqdm.auto import tqdm
 
-    for k in tqdm(range(1, settings.impacts + 1), disable=not progress, desc="touchdowns", leave=False):
+    for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="touchdowns",
+                  leave=False):
         rows, ended = [], []
         for parent, (t, q, v) in enumerate(carried):
             flight, problem = out.touchdown(t, q, v)
@@ -121,8 +127,15 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
         record = _record(k, rows, ended)
         carry(record, settings, [result for *_, result in rows])
         out.impacts.append(record)
-        carried = [(float(record.t[record.branch[j]]), record.q[record.branch[j]], record.v[j]) for j in record.carried]
+        carried = _carried(record)
+        if checkpoint is not None:
+            save_propagation(out, checkpoint, meta={"checkpoint": True})
     return out
+
+
+def _carried(record):
+    """The states ``(t, qpos, qvel)`` carried on from a touchdown's record."""
+    return [(float(record.t[record.branch[j]]), record.q[record.branch[j]], record.v[j]) for j in record.carried]
 
 
 def _record(k, rows, ended):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "image_suffixes", "integer_text", "samples", "steps",
+__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "checkpoint_beside", "image_suffixes", "integer_text", "samples", "steps",
            "seed", "keep_paths", "n_jobs"]
 
 
@@ -46,6 +46,18 @@ def output_path(text, flag, *, suffixes=None):
     if not os.access(path.parent, os.W_OK):
         raise UsageError(f"reach: {flag} {str(path)!r}: its folder is not writable.")
     return path
+
+
+def checkpoint_beside(out, resume):
+    """The checkpoint of a run saved to ``out`` (``OUT.ckpt.npz``), refused where ``resume`` does not match it."""
+    checkpoint = out.with_suffix(".ckpt.npz")
+    if resume and not checkpoint.exists():
+        raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
+                         "(run without --resume to start afresh).")
+    if checkpoint.exists() and not resume:
+        raise UsageError(f"reach: {str(checkpoint)!r} holds an interrupted run: add --resume to continue it, "
+                         "or remove it.")
+    return checkpoint
 
 
 def image_suffixes():

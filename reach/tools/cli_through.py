@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS
 from reach.sampling.gpu import NoGpuError
-from reach.tools.arguments import UsageError, integer_text, n_jobs, output_path, samples, seed
+from reach.tools.arguments import UsageError, checkpoint_beside, integer_text, n_jobs, output_path, samples, seed
 from reach.tools.compiling import compile_progress
 from reach.tools.user_code import load_callable
 
@@ -84,13 +84,7 @@ def cmd_trajectory(args):
             options[key] = value
     out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
     law = example.classical if args.law == "classical" else None
-    checkpoint = out.with_suffix(".ckpt.npz")
-    if args.resume and not checkpoint.exists():
-        raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
-                         "(run without --resume to start afresh).")
-    if checkpoint.exists() and not args.resume:
-        raise UsageError(f"reach: {str(checkpoint)!r} holds an interrupted run: add --resume to continue it, "
-                         "or remove it.")
+    checkpoint = checkpoint_beside(out, args.resume)
     try:
         with compile_progress():
             result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,

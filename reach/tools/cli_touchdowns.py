@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from reach.sampling.gpu import NoGpuError
-from reach.tools.arguments import UsageError, output_path
+from reach.tools.arguments import UsageError, checkpoint_beside, output_path
 from reach.tools.user_code import load_callable
 
 __all__ = ["is_model_file", "cmd_touchdowns", "load_run", "format_touchdowns"]
@@ -71,13 +71,20 @@ def cmd_touchdowns(args, options):
     qpos, qvel = initial_state(model, args.keyframe, args.lift)
     out = output_path(args.out or Path("results") / f"{Path(args.name).stem}-touchdowns.npz", "--out",
                       suffixes=(".npz",))
+    checkpoint = checkpoint_beside(out, args.resume)
     try:
         run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs,
-                                   executor="cuda" if args.gpu else None, progress=True, seed=args.seed, **options)
+                                   executor="cuda" if args.gpu else None, progress=True, seed=args.seed,
+                                   checkpoint=checkpoint, resume=args.resume, **options)
     except NoGpuError as exc:
         raise UsageError(f"reach: {exc}") from None
+    except ValueError as exc:
+        if "checkpoint" in str(exc):
+            raise UsageError(f"reach: {exc}") from None
+        raise
     print(format_touchdowns(args.name, run))
     save_propagation(run, out, meta={"model": str(Path(args.name).resolve()), "controller": args.controller})
+    checkpoint.unlink(missing_ok=True)
     print(f"wrote {out}")
     if not args.no_plot and run.impacts:
         print(f"wrote {_draw(args.name, run, out.with_suffix('.png'))}")

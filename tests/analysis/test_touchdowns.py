@@ -74,3 +74,34 @@ def test_the_same_touchdowns_on_two_workers(dropped):
     for a, b in zip(dropped.impacts, again.impacts):
         assert np.array_equal(a.v, b.v) and np.array_equal(a.q, b.q)
 
+
+
+def test_an_interrupted_touchdown_run_resumes_from_its_checkpoint_to_the_same_result(dropped, tmp_path, monkeypatch):
+    """Stopped while sampling its last touchdown, the run resumes from the checkpoint of the one before."""
+    from reach.analysis import touchdowns
+
+    options = dict(controller=dropped.controller, impacts=3, budget=128, max_branches=3, t_max=1.0, resolution=0.02)
+    path = tmp_path / "run.ckpt.npz"
+    last = len(dropped.impacts)
+    assert last >= 2
+    before = sum(len(record.parents) for record in dropped.impacts[:-1])  # the sets sampled before the last
+    real, calls = touchdowns.sample_post_impact_set, []
+
+    def stopped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > before:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(touchdowns, "sample_post_impact_set", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        propagate_touchdowns(dropped.model, dropped.q0, dropped.v0, checkpoint=path, **options)
+    with pytest.raises(ValueError, match="exists"):
+        propagate_touchdowns(dropped.model, dropped.q0, dropped.v0, checkpoint=path, **options)
+    calls.clear()
+    before = len(dropped.impacts[-1].parents)  # resumed, it samples the last touchdown's sets alone
+    resumed = propagate_touchdowns(dropped.model, dropped.q0, dropped.v0, checkpoint=path, resume=True, **options)
+    assert len(resumed.impacts) == last and len(calls) == before
+    for a, b in zip(dropped.impacts, resumed.impacts):
+        for name in ("t", "q", "v", "branch", "sample", "carried"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name

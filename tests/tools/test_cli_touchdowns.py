@@ -45,3 +45,12 @@ def test_a_model_file_without_that_keyframe_is_one_line_and_exit_2(tmp_path, mon
     assert main(["trajectory", str(MODEL), "--keyframe", "sit", "--impacts", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "no keyframe 'sit'" in err and "\n" not in err
+
+
+def test_a_model_file_run_resumes_only_from_a_checkpoint_and_never_overwrites_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["trajectory", str(MODEL), "--impacts", "1", "--resume", "--out", "run.npz"]) == 2
+    assert "no checkpoint at 'run.ckpt.npz'" in capsys.readouterr().err
+    (tmp_path / "run.ckpt.npz").write_bytes(b"")
+    assert main(["trajectory", str(MODEL), "--impacts", "1", "--out", "run.npz"]) == 2
+    assert "holds an interrupted run" in capsys.readouterr().err
