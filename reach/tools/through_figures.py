@@ -7,6 +7,9 @@
                                     Zeno solution's 0.7 per impact
 ``through-compass-walker.png``      the passive compass gait's heel strikes: the set against the
                                     classical law's period-one gait
+``through-quadruped-bound.png``     ``examples/quadruped12.xml`` bounding under
+                                    ``reach.examples.gaits.bound``, flown by MuJoCo between
+                                    touchdowns: the trunk's pitch rate (needs MuJoCo)
 ``through.md``                      the numbers behind them
 ==================================  ============================================================
 """
@@ -86,6 +89,55 @@ def make_through_figures(out, quick=False, *, log=print, dpi=150, command="reach
             ratios = [np.max(np.abs(r.v[:, 2])) / first for r in full.impacts]
             lines += ["Largest |ω| over the first impact's: " + ", ".join(f"{x:.4f}" for x in ratios)
                       + " (the Zeno solution: 0.7 per rocking impact).", ""]
+    quadruped = _bound(out, quick, log, dpi)
+    if quadruped is not None:
+        written.append(quadruped[0])
+        lines += quadruped[1]
     path = write_page(out / "through.md", "\n".join(lines), command)
     written.append(path)
     return written
+
+
+#: The bounding quadruped's options: full and quick (``reach trajectory examples/quadruped12.xml
+#: --controller reach.examples.gaits:bound --lift 0.05 --impacts 3 --budget B --branches K``).
+BOUND_OPTIONS = {False: dict(impacts=3, budget=2**12, max_branches=8, t_max=1.0),
+                 True: dict(impacts=2, budget=2**8, max_branches=3, t_max=1.0)}
+
+
+def _bound(out, quick, log, dpi):
+    """The bounding quadruped through its touchdowns: ``(figure path, page lines)``, or None without MuJoCo."""
+    import importlib.util
+    from pathlib import Path
+
+    if importlib.util.find_spec("mujoco") is None:
+        log("quadruped bound: skipped (MuJoCo is not installed: pip install 'reach[mujoco]')")
+        return None
+    from reach.analysis.touchdowns import propagate_touchdowns
+    from reach.examples.gaits import bound
+    from reach.examples.requirements import pitch_rate_limited
+    from reach.analysis.robust import check
+    from reach.models.mujoco import load_model
+    from reach.tools.cli_touchdowns import initial_state
+
+    model = load_model(Path(__file__).parents[2] / "examples" / "quadruped12.xml")
+    qpos, qvel = initial_state(model, "stand", 0.05)
+    t0 = time.perf_counter()
+    run = propagate_touchdowns(model, qpos, qvel, controller=bound, n_jobs=-1, **BOUND_OPTIONS[quick])
+    log(f"quadruped bound: {len(run.impacts)} touchdowns in {time.perf_counter() - t0:.1f} s")
+    fig = plot_propagation(run, 4, "trunk pitch rate after the touchdown (rad/s)",
+                           title="quadruped12 bounding: the set of states after each touchdown")
+    path = save_figure(fig, out / "through-quadruped-bound.png", dpi)
+    lines = ["## A spatial quadruped bounding, flown by MuJoCo", "",
+             "`examples/quadruped12.xml` (12 joints, 12 kg, condim-6 feet) dropped 5 cm from its keyframe "
+             "`stand`, its legs driven by `reach.examples.gaits.bound` (front legs, then hind legs, a PD law); "
+             "MuJoCo integrates every carried state to its next touchdown, where the set is sampled.", "",
+             "| touchdown | feet | branches | outcomes | pitch rate min | max | spread (rad/s) | carried cover | "
+             "violating ±2.7 rad/s | worst replayed |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for record, report in zip(run.impacts, check(run, pitch_rate_limited, replay=True)):
+        feet = ", ".join(sorted({str(len(names)) for names in record.contacts}))
+        values = record.v[:, 4]
+        replayed = "–" if report.worst is None else ("bit for bit" if report.replayed else "DIFFERS")
+        lines.append(f"| {record.index} | {feet} | {len(record.t)} | {len(record.v):,d} | {values.min():.4f} | "
+                     f"{values.max():.4f} | {np.ptp(values):.3g} | {record.radius:.2f} | {report.violating:,d} | "
+                     f"{replayed} |")
+    return path, lines + [""]

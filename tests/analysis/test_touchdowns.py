@@ -59,6 +59,36 @@ def test_witnesses_replay_bit_for_bit_through_mujoco(dropped):
         assert np.array_equal(v, record.v[j]) and np.array_equal(q, record.q[record.branch[j]])
 
 
+@pytest.fixture(scope="module")
+def bounding():
+    """quadruped12 dropped 5 cm from its keyframe, bounding (reach.examples.gaits.bound) through 3 touchdowns."""
+    from reach.examples.gaits import bound
+
+    model = load_model(MODEL)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)
+    qpos = data.qpos.copy()
+    qpos[2] += 0.05
+    return propagate_touchdowns(model, qpos, np.zeros(model.nv), controller=bound, impacts=3, budget=256,
+                                max_branches=4, t_max=1.0)
+
+
+def test_the_bound_goes_through_three_touchdowns_of_two_and_four_feet_with_valid_states(bounding):
+    assert len(bounding.impacts) == 3
+    assert {len(names) for record in bounding.impacts for names in record.contacts} >= {2, 4}
+    test_every_state_after_a_touchdown_is_valid(bounding)
+    spread = [np.ptp(record.v[:, 4]) for record in bounding.impacts]  # the pitch rate's set is not a point
+    assert min(spread) > 1e-3
+
+
+def test_the_bounds_worst_pitch_rate_replays_bit_for_bit(bounding):
+    from reach.examples.requirements import pitch_rate_limited
+
+    reports = check(bounding, pitch_rate_limited, replay=True)
+    assert [r.replayed for r in reports if r.worst is not None] and all(
+        r.replayed is True for r in reports if r.worst is not None)
+
+
 def test_robustness_checks_apply_per_touchdown(dropped):
     reports = check(dropped, sticks("floor|FL_foot", tol=0.05), replay=True)
     assert len(reports) == len(dropped.impacts)
