@@ -2,6 +2,8 @@
 
 * :mod:`reach.examples.requirements`: requirements for the README's first steps
   (``reach robust --predicate reach.examples.requirements:...``);
+* :mod:`reach.examples.gaits`: PD controllers (trot, bound, stand) for
+  ``examples/quadruped12.xml`` (``reach trajectory MODEL.xml --controller reach.examples.gaits:bound``);
 * :func:`quadruped_touchdown`: the quadruped of ``examples/mujoco_quadruped.xml``
   landing on four feet at once, as an :class:`~reach.problem.impact.ImpactProblem`
   (``quadruped_touchdown.npz``, written by ``python examples/mujoco_touchdown.py``),
