@@ -469,7 +469,7 @@ def build_parser():
                    help="only the set-valued impact paper's Figs. 8-14 and Table 3 (not the simulators, "
                         "time-stepping, through-impacts and design figures)")
     p.add_argument("--only", metavar="STAGES", help="only these, comma-separated: a scenario (rocking-block, ...), "
-                                                    "table3, zeno, compliant, stepping, through, design, simulators")
+                                                    "table3, zeno, compliant, stepping, through, design, simulators, guide")
     p.set_defaults(func=cmd_figures)
 
     add_bench(sub)

@@ -21,7 +21,8 @@ The scenario figures mark the Stewart--Trinkle time-stepper's outcome (h =
 Murphey's plastic outcome (green triangle), and
 :mod:`reach.tools.stepping` adds Stewart & Trinkle's own examples, and
 :mod:`reach.tools.through_figures` the sets through many impacts, and
-:mod:`reach.tools.design_figures` the impact-design sweeps.
+:mod:`reach.tools.design_figures` the impact-design sweeps, and
+:mod:`reach.tools.guide_figures` the getting-started page's pictures.
 
 Scenarios with a mirror symmetry (rocking block, disk stack) are drawn with
 their samples doubled through the mirror map, as the paper did.
@@ -51,6 +52,7 @@ from reach.tools.bench import PAPER_TABLE3 as BENCH_TABLE3
 from reach.tools.stepping import make_stepping_figures, stepper_markers
 from reach.tools.design_figures import make_design_figures
 from reach.tools.provenance import write_page
+from reach.tools.guide_figures import make_guide_figures
 from reach.tools.through_figures import make_through_figures
 
 __all__ = ["make_figures", "estimate", "TRACKED", "STAGES", "table3_markdown", "FIGURE_FILES", "PAPER_TABLE3", "QUICK_SAMPLES", "FIGURE_DPI"]
@@ -194,7 +196,8 @@ def estimate(folder=TRACKED):
 
 
 #: Every stage of a full run, in order: the five scenario figures, then the rest.
-STAGES = tuple(FIGURE_FILES) + ("table3", "zeno", "compliant", "stepping", "through", "design", "simulators")
+STAGES = tuple(FIGURE_FILES) + ("table3", "zeno", "compliant", "stepping", "through", "design", "simulators",
+                                 "guide")
 
 
 def _stages(names, paper_only):
@@ -206,7 +209,7 @@ def _stages(names, paper_only):
         if not paper_only:
             stages += [("stepping", "stewart-trinkle.md, st-*.png"), ("through", "through.md, through-*.png"),
                        ("design", "design.md, design-sweeps.png, sm-fig05-billiards.png"),
-                       ("simulators", "simulators.md, sap-comparison*.png")]
+                       ("simulators", "simulators.md, sap-comparison*.png"), ("guide", "guide-*.png")]
     return stages
 
 
@@ -307,4 +310,6 @@ def _run_stage(stage, out, quick, rows, state, log, command):
         written += make_design_figures(out, quick, log=log, dpi=dpi, command=command)
     elif stage == "simulators":
         written += make_simulator_figures(out, quick, log=log, command=command)
+    elif stage == "guide":
+        written += make_guide_figures(out, quick, log=log, dpi=dpi)
     return written

@@ -43,6 +43,7 @@ def test_the_block_is_found_and_is_all_reach_commands():
 
 def test_every_first_step_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples").symlink_to(README.parent / "examples")  # the commands run from the repository's root
     for command in first_steps():
         argv = command[1:] + SMALLER.get(command[1], [])
         if command[1] == "--help":
