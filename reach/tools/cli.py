@@ -26,7 +26,7 @@ from reach.tools.cli_simulate import add_simulate
 from reach.tools.cli_design import add_sweep
 from reach.tools.cli_through import add_through
 from reach.tools.compiling import compile_progress
-from reach.tools.summary import format_summary
+from reach.tools.summary import format_summary, print_adaptive, print_coverage
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
 
@@ -165,8 +165,8 @@ def cmd_run(args):
         summary["coverage"] = result.metadata["coverage"]
     print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed}, "
                                   f"choice={result.settings.solution_choice})"))
-    _print_adaptive(summary.get("adaptive"))
-    _print_coverage(result.metadata.get("coverage"))
+    print_adaptive(summary.get("adaptive"))
+    print_coverage(result.metadata.get("coverage"))
     result.save(out)  # atomic: the checkpoint goes only once the result is safely on disk
     if checkpoint.exists():
         import shutil
@@ -233,31 +233,6 @@ def _sample(args, problem, h, N, n_samples, checkpoint, common):
                                max_samples=max(n_samples, 4096), **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
                                   keep_checkpoint=True, **common)
-
-
-def _print_coverage(coverage):
-    if not coverage:
-        return
-    last = coverage["rounds"][-1]
-    goal = (f"at most {coverage['missed']:.0%} of the held-out outcomes farther than {coverage['resolution']:.0%} "
-            f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
-    verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
-    print(f"\ncoverage target, {goal}: {verdict}")
-    joined = f" + {coverage['held_out_budget']:,d} held-out, joined to the set" if coverage["with_held_out"] else ""
-    print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} ({coverage['samples_drawn']:,d} drawn over "
-          f"{len(coverage['rounds'])} rounds, held-out searches included) in {coverage['seconds']:.1f} s; "
-          f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
-
-
-def _print_adaptive(adaptive):
-    if not adaptive:
-        return
-    last = adaptive["rounds"][-1] if adaptive["rounds"] else None
-    verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
-    print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
-    if last:
-        print(f"last round ({last['samples']:,d} samples): {last['far']} of {last['held_out']} held-out outcomes "
-              f"farther than epsilon; P(held-out outcome outside) <= {last['upper_bound']:.2e}")
 
 
 def _draw_run(result, scenario, path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["format_summary"]
+__all__ = ["format_summary", "print_coverage", "print_adaptive"]
 
 
 def format_summary(summary, title):
@@ -77,3 +77,30 @@ def _uniqueness_lines(u):
     pad = " " * 19
     return [f"non-unique steps   {u['nonunique_steps']:,d} of {u['steps']:,d} sampled steps have several outcomes "
             f"({how});", f"{pad}{pick}; {remedy}"]
+
+
+def print_coverage(coverage):
+    """Print what a coverage-driven run (``metadata["coverage"]``) met, the budget it needed and the time."""
+    if not coverage:
+        return
+    last = coverage["rounds"][-1]
+    goal = (f"at most {coverage['missed']:.0%} of the held-out outcomes farther than {coverage['resolution']:.0%} "
+            f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
+    verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
+    print(f"\ncoverage target, {goal}: {verdict}")
+    joined = f" + {coverage['held_out_budget']:,d} held-out, joined to the set" if coverage["with_held_out"] else ""
+    print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} ({coverage['samples_drawn']:,d} drawn over "
+          f"{len(coverage['rounds'])} rounds, held-out searches included) in {coverage['seconds']:.1f} s; "
+          f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
+
+
+def print_adaptive(adaptive):
+    """Print what an adaptive run (``--epsilon``; ``summary()["adaptive"]``) met in its last round."""
+    if not adaptive:
+        return
+    last = adaptive["rounds"][-1] if adaptive["rounds"] else None
+    verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
+    print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
+    if last:
+        print(f"last round ({last['samples']:,d} samples): {last['far']} of {last['held_out']} held-out outcomes "
+              f"farther than epsilon; P(held-out outcome outside) <= {last['upper_bound']:.2e}")
