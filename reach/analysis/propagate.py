@@ -52,7 +52,7 @@ def stance_tol(problem):
 
 
 __all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "ImpactSet", "PropagationSettings",
-           "cover", "carry", "sampling_options", "open_checkpoint", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
+           "cover", "carry", "sampling_options", "open_checkpoint", "CheckpointError", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
 
 #: Most impacts a propagation follows.
 MAX_IMPACTS = 1000
@@ -399,6 +399,11 @@ def _settings(settings, fields, law):
     return PropagationSettings(**chosen, law="set" if law is None else getattr(law, "__name__", "law"))
 
 
+class CheckpointError(ValueError):
+    """A propagation's checkpoint that cannot be used: one exists and would be overwritten, or it belongs to
+    another run."""
+
+
 def open_checkpoint(out, checkpoint, resume, **load):
     """Restore ``out.impacts`` from ``checkpoint`` when resuming (True if any were), or make sure a fresh run
     will not overwrite one.  ``load``: :func:`load_propagation`'s options for ``out.system``."""
@@ -407,13 +412,13 @@ def open_checkpoint(out, checkpoint, resume, **load):
     path = Path(checkpoint)
     if not resume:
         if path.exists():
-            raise ValueError(f"checkpoint {str(path)!r} exists; pass resume=True to continue it, or remove it.")
+            raise CheckpointError(f"checkpoint {str(path)!r} exists; pass resume=True to continue it, or remove it.")
         return False
     if not path.exists():
         return False
     loaded, _ = load_propagation(path, out.system, **load)
     if loaded.settings != out.settings or not (np.array_equal(loaded.q0, out.q0) and np.array_equal(loaded.v0, out.v0)):
-        raise ValueError(f"checkpoint {str(path)!r} was written by a propagation with another start or settings.")
+        raise CheckpointError(f"checkpoint {str(path)!r} was written by a propagation with another start or settings.")
     out.impacts = loaded.impacts
     return bool(out.impacts)
 

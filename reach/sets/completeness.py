@@ -75,7 +75,9 @@ def thin_cells(problem, velocities, cell):
 def cell_counts(problem, velocities, cell):
     """``(first, counts)``: the index of each occupied cell's first velocity (ascending), and how many fell in it."""
     pts = problem.contact_velocities(velocities).reshape(len(velocities), -1)
-    keys = np.floor(pts / cell).astype(np.int64)
+    # cells centred on 0: a sticking or lifting contact's velocity is 0 up to round-off of either sign, which
+    # must not change its cell (or the counts would change with the units)
+    keys = np.floor(pts / cell + 0.5).astype(np.int64)
     _, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
     order = np.argsort(first)
     return first[order], counts[order]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "checkpoint_beside", "image_suffixes", "integer_text", "samples", "steps",
+__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "checkpoint_beside", "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps",
            "seed", "keep_paths", "n_jobs"]
 
 
@@ -46,6 +47,16 @@ def output_path(text, flag, *, suffixes=None):
     if not os.access(path.parent, os.W_OK):
         raise UsageError(f"reach: {flag} {str(path)!r}: its folder is not writable.")
     return path
+
+
+@contextlib.contextmanager
+def as_usage_errors(*errors):
+    """Inside, an exception of the types ``errors`` (the user's input: no GPU, an unusable checkpoint...) becomes a
+    one-line :class:`UsageError` (exit 2)."""
+    try:
+        yield
+    except errors as exc:
+        raise UsageError(f"reach: {exc}") from None
 
 
 def checkpoint_beside(out, resume):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS
+from reach.analysis.propagate import MAX_BRANCHES, MAX_IMPACTS, CheckpointError
 from reach.sampling.gpu import NoGpuError
-from reach.tools.arguments import UsageError, checkpoint_beside, integer_text, n_jobs, output_path, samples, seed
+from reach.tools.arguments import UsageError, as_usage_errors, checkpoint_beside, integer_text, n_jobs, output_path, samples, seed
 from reach.tools.compiling import compile_progress
 from reach.tools.user_code import load_callable
 
@@ -85,17 +85,10 @@ def cmd_trajectory(args):
     out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
     law = example.classical if args.law == "classical" else None
     checkpoint = checkpoint_beside(out, args.resume)
-    try:
-        with compile_progress():
-            result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
-                               executor="cuda" if args.gpu else None, guard=example.guard, progress=True,
-                               checkpoint=checkpoint, resume=args.resume, **options)
-    except NoGpuError as exc:
-        raise UsageError(f"reach: {exc}") from None
-    except ValueError as exc:
-        if "checkpoint" in str(exc):
-            raise UsageError(f"reach: {exc}") from None
-        raise
+    with as_usage_errors(NoGpuError, CheckpointError), compile_progress():
+        result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
+                           executor="cuda" if args.gpu else None, guard=example.guard, progress=True,
+                           checkpoint=checkpoint, resume=args.resume, **options)
     print(format_propagation(example, result))
     save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})
     checkpoint.unlink(missing_ok=True)

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from reach.sampling.gpu import NoGpuError
-from reach.tools.arguments import UsageError, checkpoint_beside, output_path
+from reach.analysis.propagate import CheckpointError
+from reach.tools.arguments import UsageError, as_usage_errors, checkpoint_beside, output_path
 from reach.tools.user_code import load_callable
 
 __all__ = ["is_model_file", "cmd_touchdowns", "load_run", "format_touchdowns"]
@@ -72,16 +73,10 @@ def cmd_touchdowns(args, options):
     out = output_path(args.out or Path("results") / f"{Path(args.name).stem}-touchdowns.npz", "--out",
                       suffixes=(".npz",))
     checkpoint = checkpoint_beside(out, args.resume)
-    try:
+    with as_usage_errors(NoGpuError, CheckpointError):
         run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs,
                                    executor="cuda" if args.gpu else None, progress=True, seed=args.seed,
                                    checkpoint=checkpoint, resume=args.resume, **options)
-    except NoGpuError as exc:
-        raise UsageError(f"reach: {exc}") from None
-    except ValueError as exc:
-        if "checkpoint" in str(exc):
-            raise UsageError(f"reach: {exc}") from None
-        raise
     print(format_touchdowns(args.name, run))
     save_propagation(run, out, meta={"model": str(Path(args.name).resolve()), "controller": args.controller})
     checkpoint.unlink(missing_ok=True)

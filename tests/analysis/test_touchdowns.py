@@ -10,6 +10,7 @@ mujoco = pytest.importorskip("mujoco", reason="MuJoCo is not installed (pip inst
 from reach.analysis.robust import check, sticks  # noqa: E402
 from reach.analysis.touchdowns import propagate_touchdowns  # noqa: E402
 from reach.models.mujoco import load_model  # noqa: E402
+from reach.tools.cli_touchdowns import initial_state  # noqa: E402
 
 MODEL = Path(__file__).parents[2] / "examples" / "quadruped12.xml"
 
@@ -18,11 +19,9 @@ MODEL = Path(__file__).parents[2] / "examples" / "quadruped12.xml"
 def dropped():
     """quadruped12 dropped 5 cm from its keyframe, moving forward, its joints held by a PD controller."""
     model = load_model(MODEL)
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)
-    stand = data.qpos.copy()
-    qpos, qvel = stand.copy(), np.zeros(model.nv)
-    qpos[2] += 0.05
+    qpos, qvel = initial_state(model, "stand", 0.05)
+    stand = qpos.copy()
+    stand[2] -= 0.05
     qvel[0] = 0.3
 
     def pd(t, q, v):
@@ -65,12 +64,8 @@ def bounding():
     from reach.examples.gaits import bound
 
     model = load_model(MODEL)
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)
-    qpos = data.qpos.copy()
-    qpos[2] += 0.05
-    return propagate_touchdowns(model, qpos, np.zeros(model.nv), controller=bound, impacts=3, budget=256,
-                                max_branches=4, t_max=1.0)
+    qpos, qvel = initial_state(model, "stand", 0.05)
+    return propagate_touchdowns(model, qpos, qvel, controller=bound, impacts=3, budget=256, max_branches=4, t_max=1.0)
 
 
 def test_the_bound_goes_through_three_touchdowns_of_two_and_four_feet_with_valid_states(bounding):

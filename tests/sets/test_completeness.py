@@ -55,3 +55,19 @@ def test_the_estimated_share_of_cells_missed_does_not_undershoot_a_16x_reference
         estimate, measured = result.metadata["completeness"]["cells_missed"], gap(result, cells, speed)
         assert estimate >= measured["outside_2pct"] / 1.5, (n, estimate, measured)
     assert measured["outside_2pct"] > 0  # the largest set still misses some: the check can fail
+
+
+@pytest.mark.parametrize("k, s", [(1e8, 1.0), (1.0, 1e8), (1e-8, 1e-8)])
+def test_the_completeness_estimate_does_not_depend_on_units(k, s):
+    """Masses times k and velocities times s (h scaled to match): the same shares of cells and outcomes missed."""
+    import scenarios
+    from tests.test_units import scaled
+
+    base_scenario = scenarios.get("disk-stack")
+    p, h, N = base_scenario.problem, base_scenario.h, base_scenario.N
+    base = sample_post_impact_set(p, 2**11, h, N, n_jobs=1)
+    other = sample_post_impact_set(scaled(p, k=k, s=s), 2**11, h * k * s, N, n_jobs=1, eps=base.settings.eps * k * s)
+    a, b = base.metadata["completeness"], other.metadata["completeness"]
+    for key in ("cells", "cells_far", "outside_2pct", "cells_missed"):
+        assert a[key] == pytest.approx(b[key], rel=1e-9), key
+    assert a["cells_missed"] > 0  # the small set misses some: the comparison is not of zeros
