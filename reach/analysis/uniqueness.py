@@ -151,7 +151,8 @@ def choice_check(result, *, n_samples=CHECK_SAMPLES, seed=0):
     problem, ``h`` and ``N`` and counts the steps with several distinct v'
     and the share of those v' that 8 random covering vectors reached.  On
     spatial problems above n = 22 it walks (a search, so a lower bound).
-    Returns None for sets drawn with exact choice or basis enumeration.
+    Returns None for sets drawn with exact choice, basis enumeration or walk
+    choice (whose hops reach the solutions of index -1).
 
     Returns
     -------

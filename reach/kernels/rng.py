@@ -10,17 +10,22 @@ Streams in use (one per purpose, so no two purposes share numbers):
 * 0: uniform caps; 1: the covering vector of a step's first try;
 * 2: the enumeration fallback's starting index set; 3: the uniform pick among
   a step's distinct solutions;
+* 4: the covering vector of a step's hop (``solution_choice="walk"``,
+  :mod:`reach.kernels.hop`);
 * ``RETRY_STREAM + t``: the covering vector of a step's retry ``t``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from reach.kernels.jit import kernel
 
 __all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block", "uniform_rows",
-           "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "RETRY_STREAM"]
+           "log_uniform_fill", "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "WALK_STREAM",
+           "RETRY_STREAM"]
 
 #: Stream of the caps drawn by counter-based random numbers.
 CAPS_STREAM = 0
@@ -30,6 +35,8 @@ COVERING_STREAM = 1
 FALLBACK_STREAM = 2
 #: Stream of the uniform pick among a step's distinct v'.
 PICK_STREAM = 3
+#: Stream of the covering vector of a step's hop (``solution_choice="walk"``).
+WALK_STREAM = 4
 #: First stream of the retries with other covering vectors (one per retry).
 RETRY_STREAM = 16
 
@@ -79,3 +86,11 @@ def uniform_block(seed, stream, start, out):
         state = stream_state(seed, stream, start + s)
         for j in range(out.shape[1]):
             out[s, j] = uniform_at(state, j)
+
+
+@kernel(inline="always")
+def log_uniform_fill(d, ratio, state, base):
+    """Fill ``d`` with log-uniform numbers in ``[1/ratio, ratio]``: coordinates ``base + i`` of a :func:`stream_state`."""
+    logr = math.log(ratio)
+    for i in range(d.shape[0]):
+        d[i] = math.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))

@@ -29,7 +29,9 @@ v' (Assumption 6 fails: compass gait, RAMone), the pick matters.  With
 ``CHOICE_FIRST`` the covering vector of ones, ``CHOICE_ENUMERATE`` every
 complementary solution of the step and one distinct v' drawn uniformly,
 ``CHOICE_EXACT`` the same by contact modes (:mod:`reach.kernels.planar`), with
-steps certified unique solved piece by piece instead of by Lemke's method.
+steps certified unique solved piece by piece instead of by Lemke's method,
+``CHOICE_WALK`` a random covering vector and then one hop of Lemke's walk to
+another solution, of either index (:mod:`reach.kernels.hop`).
 
 Every accepted step is certified: the LCP residual against the data, Theorem
 7 (kinetic energy does not rise) and the friction cone in velocity units.
@@ -41,22 +43,22 @@ buffers they are given and return status codes; :mod:`reach.sampling.engine` and
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
 from reach.kernels.enumeration import FALLBACK_MAX_N, basis_point, first_solution_kernel
+from reach.kernels.hop import hop_step
 from reach.kernels.jit import kernel
 from reach.kernels.lcp import NUMERICAL, SOLVED, solve_scaled
 from reach.kernels.modes import certified_unique
 from reach.kernels.planar import PIECE_STEP_MAX_CONTACTS, mode_step, piece_step
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
 from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, hashed_uniform,
-                               stream_state, uniform_at)
+                               log_uniform_fill, stream_state)
 from reach.kernels.verify import clip_and_measure
 
-__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "SampleOutput", "SAMPLE_FIELDS",
+__all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "CHOICE_WALK", "SampleOutput", "SAMPLE_FIELDS",
            "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
            "modes_flag", "certify_flag", "run_sample", "run_samples_kernel"]
 
@@ -68,6 +70,8 @@ CHOICE_RANDOM = 1
 CHOICE_ENUMERATE = 2
 #: Kernel code of ``solution_choice="exact"``: mode enumeration, uniform pick.
 CHOICE_EXACT = 3
+#: Kernel code of ``solution_choice="walk"``: a random covering vector, then a hop (:mod:`reach.kernels.hop`).
+CHOICE_WALK = 4
 
 class SampleOutput(NamedTuple):
     """Per-sample outputs of :func:`run_samples_kernel` (S samples, the first K with paths)."""
@@ -147,12 +151,8 @@ def fill_covering(d, choice, ratio, seed, sample, step, attempt):
         for i in range(d.shape[0]):
             d[i] = 1.0
         return
-    logr = math.log(ratio)
     stream = COVERING_STREAM if attempt == 0 else RETRY_STREAM + attempt
-    state = stream_state(seed, stream, sample)
-    base = step * d.shape[0]
-    for i in range(d.shape[0]):
-        d[i] = math.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
+    log_uniform_fill(d, ratio, stream_state(seed, stream, sample), step * d.shape[0])
 
 
 @kernel
@@ -285,6 +285,8 @@ def _modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify):
         return status == SOLVED, res, CHOICE_FIRST
     if choice == CHOICE_ENUMERATE:
         return enumerated_step(data, v, lam, opts, work, sample, step, v_next) > 0, 0.0, CHOICE_FIRST
+    if choice == CHOICE_WALK:
+        return False, 0.0, CHOICE_RANDOM
     return False, 0.0, int(choice)
 
 
@@ -307,7 +309,8 @@ def take_step(data, v, lam, opts, work, sample, step, v_next, modes, certify):
     products) and enumerates the others;
     enumeration tries every complementary basis; both fall back to Lemke's
     method (with the covering vector of ones) if nothing verifies.  Random
-    and first choice go to Lemke's method directly.  :func:`robust_step` has
+    and first choice go to Lemke's method directly; walk choice too, with the
+    step's random covering vector, and then hops once (:func:`hop_step`).  :func:`robust_step` has
     one call site, so that it is compiled into this kernel once.
     """
     choice = opts.choice
@@ -315,7 +318,13 @@ def take_step(data, v, lam, opts, work, sample, step, v_next, modes, certify):
         solved, res, choice = _modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify)
         if solved:
             return 0, res, 1
-    return robust_step(data, v, lam, opts, choice, work, sample, step, v_next)
+    status, res, solves = robust_step(data, v, lam, opts, choice, work, sample, step, v_next)
+    if modes is not None and opts.choice == CHOICE_WALK and status == SOLVED:
+        paths, hopped, hop_res = hop_step(data, v, lam, opts, work, sample, step, v_next)
+        solves += paths
+        if hopped:
+            res = hop_res
+    return status, res, solves
 
 
 def certify_flag(data):
@@ -324,7 +333,7 @@ def certify_flag(data):
 
 
 def modes_flag(choice):
-    """The ``modes`` argument of :func:`run_samples_kernel` for kernel choice code ``choice``."""
+    """The ``modes`` argument of :func:`run_samples_kernel` for kernel choice code ``choice`` (walk choice: True)."""
     return None if choice in (CHOICE_RANDOM, CHOICE_FIRST) else True
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.kernels.lcp import DEFAULT_OPTIONS, STRICT_TIE_TOL, scale_lcp
+from reach.kernels.lcp import DEFAULT_OPTIONS, STRICT_TIE_TOL, TABLEAU, scale_lcp
 from reach.kernels.modes import CERTIFY_MIN_CONTACTS, certificate_data
 from reach.kernels.planar import MAX_TABLE_CONTACTS, mode_step, piece_table
-from reach.kernels.routh import CHOICE_FIRST, routh_step_kernel
+from reach.kernels.routh import CHOICE_FIRST, CHOICE_WALK, routh_step_kernel
 from reach.kernels.routh_data import RouthData, StepOptions, make_step_work
 from reach.problem.lcp import LCPStatus
 
@@ -63,6 +63,8 @@ def step_options(problem, *, h=0.0, eps_lambda=0.0, choice=CHOICE_FIRST, seed=0)
     """A run's :class:`~reach.kernels.routh.StepOptions`; ``h`` and ``eps_lambda`` are impulses (kg m/s)."""
     g = problem.mass_scale
     lemke_opts = DEFAULT_OPTIONS._replace(max_pivots=max_pivots(problem))
+    if choice == CHOICE_WALK:  # a hop starts from the first solve's final tableau (reach.kernels.hop)
+        lemke_opts = lemke_opts._replace(method=TABLEAU)
     return StepOptions(lemke_opts, float(h) * g, float(eps_lambda) * g, float(problem.colliding_tol), int(choice),
                        int(seed), lemke_strict=lemke_opts._replace(tie_tol=STRICT_TIE_TOL))
 

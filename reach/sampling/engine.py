@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, SAMPLE_FIELDS, allocate_output,
-                                 certify_flag, modes_flag, run_samples_kernel)
+from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
+                                 SAMPLE_FIELDS, allocate_output, certify_flag, modes_flag, run_samples_kernel)
 from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.sampling.caps import draw_caps, draw_caps_at
@@ -46,7 +46,8 @@ from reach.sampling.workers import auto_jobs
 
 __all__ = ["run_engine", "EngineRun", "Plan", "run_chunk", "execute", "CAP_BUDGET", "EXACT_MAX_CONTACTS"]
 
-CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT}
+CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT,
+           "walk": CHOICE_WALK}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
 EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.

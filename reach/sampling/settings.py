@@ -21,7 +21,7 @@ STRATEGIES = ("directed", "uniform")
 #: Distributions of the normalized caps.
 CAPS = ("uniform", "extremes", "mixed", "broad")
 #: How a step with several distinct v' is resolved.
-SOLUTION_CHOICES = ("random", "first", "enumerate", "exact")
+SOLUTION_CHOICES = ("random", "first", "enumerate", "exact", "walk")
 #: Most samples of one run.
 MAX_SAMPLES = 2**30
 #: Most Routh steps of one trajectory.
@@ -90,7 +90,7 @@ class SamplingSettings:
         (each coordinate exactly 0 or 1) for i mod 3 = 0, 1, 2 — the held-out
         search of :mod:`reach.sets.completeness`.  The reachable set is the same;
         only how fast samples reach its parts changes.
-    solution_choice : {"random", "first", "enumerate", "exact"}
+    solution_choice : {"random", "first", "enumerate", "exact", "walk"}
         How a step whose LCP has several distinct solutions is resolved
         (see :mod:`reach.kernels.routh`): ``"random"`` a random covering
         vector for Lemke per step; ``"first"`` the covering vector of ones;
@@ -99,7 +99,11 @@ class SamplingSettings:
         ``"exact"`` every distinct v' found by enumerating per-contact modes
         (:mod:`reach.kernels.modes`) and one chosen uniformly, with steps
         certified unique left to Lemke — exact, planar problems with up to
-        six contacts, cheap up to three.  :func:`reach.sample_post_impact_set`
+        six contacts, cheap up to three; ``"walk"`` a random covering vector
+        and then one hop of Lemke's walk to another solution, taken with
+        probability 1/2 (:mod:`reach.kernels.hop`: reaches the solutions of
+        index -1 that random covering vectors never do, at about two solves
+        a step).  :func:`reach.sample_post_impact_set`
         takes ``"auto"`` (its default: ``"exact"`` where it is cheap, else
         ``"first"`` or ``"random"`` as a probe decides) and records what it
         resolved to (:func:`reach.sampling.choice.auto_choice`).

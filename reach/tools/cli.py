@@ -357,13 +357,14 @@ def _add_run(sub):
     p.add_argument("--strategy", choices=("directed", "uniform"), default="directed",
                    help="directed (default): three quarters of the budget push out from the set's edges; "
                         "uniform: the paper's plain sampling")
-    p.add_argument("--choice", choices=("auto", "exact", "random", "first", "enumerate"), default="auto",
+    p.add_argument("--choice", choices=("auto", "exact", "walk", "random", "first", "enumerate"), default="auto",
                    help="solution pick at non-unique steps: auto (default: exact for planar problems "
                         "with up to 3 contacts, and with 4 or 5 where counts predict it cheap; else "
                         "first where a probe of 128 trajectories finds random covering vectors "
                         "reaching nothing else, random where they do), exact (uniform among all solutions: "
                         "certified-unique steps by Lemke, the rest by contact modes; planar, m <= 6), "
-                        "random (random covering vector), first (deterministic), enumerate (all "
+                        "walk (random covering vector, then a hop of Lemke's walk that reaches the "
+                        "solutions of index -1), random (random covering vector), first (deterministic), enumerate (all "
                         "solutions by bases, uniform; slow, n <= 14)")
     p.add_argument("--keep-paths", type=_keep_paths, default=4096, metavar="K",
                    help="store the velocity paths of the first K samples (default 4096)")
