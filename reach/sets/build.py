@@ -14,7 +14,7 @@ import numpy as np
 from reach.sampling.choice import auto_choice
 from reach.sampling.executors import make_executor
 from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
-    measure_gap, thin_cells
+    measure_gap, thin_cells, with_climb
 from reach.problem.impact import ImpactProblem
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
@@ -87,8 +87,9 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         when the result has been built.
     completeness : bool or int
         Run the held-out search of :mod:`reach.sets.completeness` after the set
-        (1/8 of the budget, or this many samples if an int) and store its
-        estimate in ``metadata["completeness"]`` (shown by ``summary()``).
+        (1/8 of the budget, or this many samples if an int), and the climb to
+        the farthest outcome missed (:mod:`reach.sets.farthest`, as many again),
+        and store the estimate in ``metadata["completeness"]`` (shown by ``summary()``).
     progress : bool
         Show a progress bar (tqdm) over samples.
     keep_caps : bool
@@ -253,7 +254,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
                                    "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
                                    "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
                                    "with_held_out": bool(with_held_out),
-                                   "samples_drawn": int(sum(r["samples"] + r["held_out_samples"] for r in rounds)),
+                                   "samples_drawn": int(sum(r["samples"] + r["held_out_samples"] for r in rounds)
+                                                        + result.metadata["completeness"].get("search_samples", 0)),
                                    "seconds": time.perf_counter() - t0}
     warn_if_thin(result)
     return result
@@ -281,7 +283,7 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         start = time.perf_counter()
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
                                         **run, **options)
-        held = run_sampling(problem, held_out_settings(result.settings), warn=False, **run)
+        held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run)
         cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem)) if thin else held.velocities
         d = np.atleast_1d(result.distance_to(cells)) if len(result) and len(cells) else np.zeros(0)
         far, trials = int(np.count_nonzero(d > epsilon)), len(d)
@@ -304,6 +306,6 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         n *= 2
     if why is not None:
         result.metadata["auto_choice"] = why
-    result.metadata["completeness"] = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
-                                                  samples=held.settings.n_samples)
+    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=held.settings.n_samples)
+    result.metadata["completeness"] = with_climb(result, held, info, **run)
     return result, held, rounds, stopped == "met", stopped

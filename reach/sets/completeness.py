@@ -22,6 +22,11 @@ set does not outvote its sparse edges; and
   rarely hit ones (Chao1, :func:`cells_missed`), with its parts ``cells``,
   ``cells_far``, ``cells_unseen`` and ``rare_far``.
 
+``max`` then grows by a climb (:mod:`reach.sets.farthest`): from the held-out
+outcomes farthest from the set, their caps are perturbed round after round
+toward outcomes farther still.  Every outcome it finds is an outcome of the
+set's problem, so ``max`` is a distance the set really misses: a lower bound.
+
 The held-out search is directed whatever the set's strategy.  A set built
 with the paper's uniform caps (``strategy="uniform"``) shares its blind spots
 with a uniform held-out search: on the disk stack at 2^13 samples such a
@@ -39,9 +44,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.sets.farthest import farthest_search
 from reach.sets.run import run_sampling
 
-__all__ = ["estimate_completeness", "held_out_settings", "closing_speed", "thin_cells", "cell_counts", "unseen_cells",
+__all__ = ["estimate_completeness", "with_climb", "held_out_settings", "closing_speed", "thin_cells", "cell_counts", "unseen_cells",
            "cells_missed", "measure_gap", "CELL", "HELD_OUT_FRACTION",
            "HELD_OUT_STRATEGY",
            "HELD_OUT_SEED_OFFSET"]
@@ -127,8 +133,9 @@ def held_out_settings(settings, budget=None):
                             keep_paths=0)
 
 
-def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backend="loky", scheduler=None):
-    """Run the held-out search for ``result`` and measure its distance to the set.
+def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backend="loky", scheduler=None,
+                          search=True):
+    """Run the held-out search for ``result``, measure its distance to the set, and climb to the farthest.
 
     Parameters
     ----------
@@ -138,19 +145,47 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
         or the set's own size if that is smaller, never below :data:`HELD_OUT_SMALLEST`).
     executor, n_jobs, backend, scheduler
         As for :func:`reach.sample_post_impact_set` (an executor, or how to make one).
+    search : bool
+        Also climb from the held-out outcomes farthest from the set toward
+        the farthest outcome it misses (:func:`reach.sets.farthest.farthest_search`,
+        as many samples again as the held-out search); ``max`` is then the
+        larger of the two.
 
     Returns
     -------
     dict
         ``strategy``, ``samples``, ``kept``, ``closing_speed`` (``|vn0|``, m/s),
         ``max``, ``p99`` (m/s), ``max_fraction``, ``p99_fraction`` (of ``|vn0|``)
-        and ``outside_2pct``.
+        and ``outside_2pct``; with the search, ``held_out_max_fraction`` (the
+        held-out search's own farthest), ``search_samples`` and
+        ``search_rounds`` (the farthest after each round, of ``|vn0|``).
+        Every distance is one the set really misses: ``max`` is a lower bound
+        on the farthest.
     """
     settings = held_out_settings(result.settings, budget)
     held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
-                        scheduler=scheduler, warn=False)
-    return measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY,
-                       samples=settings.n_samples)
+                        scheduler=scheduler, warn=False, keep_caps=True)
+    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=settings.n_samples)
+    if not search:
+        return info
+    return with_climb(result, held, info, executor=executor, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+
+
+def with_climb(result, held, info, **run):
+    """``info`` (:func:`measure_gap` of ``held``) with the climb of :func:`reach.sets.farthest.farthest_search` added.
+
+    The climb runs as many samples as ``held``, which must be run with
+    ``keep_caps=True``; ``max`` becomes the larger farthest distance, and
+    ``held_out_max_fraction``, ``search_samples`` and ``search_rounds`` say
+    what each found.  ``run``: ``executor`` or ``n_jobs``, ``backend``, ``scheduler``.
+    """
+    if not np.isfinite(info["max"]):
+        return info
+    climb = farthest_search(result, held, held.settings.n_samples, **run)
+    worst = max(info["max"], climb["max"])
+    speed = info["closing_speed"]
+    return dict(info, max=worst, max_fraction=worst / speed, held_out_max_fraction=info["max_fraction"],
+                search_samples=climb["samples"], search_rounds=[d / speed for d in climb["rounds"]])
 
 
 def measure_gap(result, velocities, *, strategy, samples):

@@ -55,13 +55,16 @@ REFERENCE_PARTS = (
 )
 
 
-def build_reference(problem, h, N, budget, *, factor=16, n_jobs=-1, log=print):
-    """The union of runs of every strategy, ``factor x budget`` samples in all (at least 2^12 per part)."""
+def build_reference(problem, h, N, budget, *, factor=16, n_jobs=-1, log=print, seed=1001):
+    """The union of runs of every strategy, ``factor x budget`` samples in all (at least 2^12 per part).
+
+    Part ``k`` has seed ``seed + k``: references built in pieces take seeds that far apart.
+    """
     union = None
     for k, (share, options) in enumerate(REFERENCE_PARTS):
         n = max(2**12, int(round(share * factor * budget)))
         t0 = time.perf_counter()
-        part = sample_post_impact_set(problem, n, h, N, seed=1001 + k, n_jobs=n_jobs, completeness=False,
+        part = sample_post_impact_set(problem, n, h, N, seed=seed + k, n_jobs=n_jobs, completeness=False,
                                       **options)
         log(f"  reference part {k + 1}/{len(REFERENCE_PARTS)}: {n:,d} samples, {options}, "
             f"{time.perf_counter() - t0:.1f} s")

@@ -30,6 +30,9 @@ def format_summary(summary, title):
         lines.append(f"completeness       held-out search of {c['samples']:,d} samples: farthest at least "
                      f"{c['max']:.2e} m/s ({c['max_fraction']:.2%} of |vn0|), 99 % within {c['p99_fraction']:.2%},")
         lines.append(f"                   {c['outside_2pct']:.2%} farther than 2 % of |vn0|")
+        if c.get("search_samples"):  # absent from results saved before the climb
+            lines.append(f"                   farthest by a climb of {c['search_samples']:,d} samples from the held-out "
+                         f"search's farthest ({c['held_out_max_fraction']:.2%})")
         if c.get("cells"):
             lines.append(f"                   the set's cells missed by more than 2 % of |vn0|: about "
                          f"{c['cells_missed']:.2%} ({c['cells_far']:,d} of {c['cells']:,d} held-out cells, "
@@ -90,7 +93,7 @@ def print_coverage(coverage):
     print(f"\ncoverage target, {goal}: {verdict}")
     joined = f" + {coverage['held_out_budget']:,d} held-out, joined to the set" if coverage["with_held_out"] else ""
     print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} ({coverage['samples_drawn']:,d} drawn over "
-          f"{len(coverage['rounds'])} rounds, held-out searches included) in {coverage['seconds']:.1f} s; "
+          f"{len(coverage['rounds'])} rounds, held-out searches and the climb included) in {coverage['seconds']:.1f} s; "
           f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
 
 

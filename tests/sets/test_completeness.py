@@ -55,14 +55,18 @@ def _reference(name, samples):
 
 @pytest.mark.parametrize("name, reference, budgets", [("disk-stack", 2**18, (2**11, 2**12, 2**13)),
                                                       ("quadruped", 2**16, (2**10, 2**11, 2**12))])
-def test_the_estimated_share_of_cells_missed_does_not_undershoot_a_16x_reference(name, reference, budgets):
+def test_the_estimates_of_the_share_missed_and_the_farthest_do_not_undershoot_a_16x_reference(name, reference,
+                                                                                              budgets):
     """At three budgets the estimate is at least 1/1.5 of the share of the reference's cells farther than
-    2 % of |vn0| (the reference: every strategy, 16-64x the set, thinned to cells of 0.4 % of |vn0|)."""
+    2 % of |vn0| (the reference: every strategy, 16-64x the set, thinned to cells of 0.4 % of |vn0|), and the
+    farthest distance found (held-out search and climb) at least 1/1.5 of the reference's farthest."""
     problem, h, N, speed, cells = _reference(name, reference)
     for n in budgets:
         result = sample_post_impact_set(problem, n, h, N, n_jobs=1, seed=7)
-        estimate, measured = result.metadata["completeness"]["cells_missed"], gap(result, cells, speed)
-        assert estimate >= measured["outside_2pct"] / 1.5, (n, estimate, measured)
+        c, measured = result.metadata["completeness"], gap(result, cells, speed)
+        assert c["cells_missed"] >= measured["outside_2pct"] / 1.5, (n, c["cells_missed"], measured)
+        assert c["max_fraction"] >= measured["max_fraction"] / 1.5, (n, c["max_fraction"], measured)
+        assert c["max_fraction"] >= c["held_out_max_fraction"] and c["search_samples"] > 0
     assert measured["outside_2pct"] > 0  # the largest set still misses some: the check can fail
 
 
@@ -96,3 +100,20 @@ def test_the_completeness_estimate_does_not_depend_on_units(k, s):
     for key in ("cells", "cells_far", "outside_2pct", "cells_missed"):
         assert a[key] == pytest.approx(b[key], rel=1e-9), key
     assert a["cells_missed"] > 0  # the small set misses some: the comparison is not of zeros
+
+
+def test_the_climb_to_the_farthest_is_reproducible_and_only_grows():
+    import scenarios
+    from reach.sets.completeness import held_out_settings
+    from reach.sets.farthest import ROUNDS, farthest_search
+    from reach.sets.run import run_sampling
+
+    s = scenarios.get("disk-stack")
+    result = sample_post_impact_set(s.problem, 2**11, s.h, s.N, completeness=False, seed=3)
+    held = run_sampling(s.problem, held_out_settings(result.settings), keep_caps=True, warn=False)
+    one = farthest_search(result, held, 512)
+    two = farthest_search(result, held, 512, n_jobs=2)
+    assert one == two and len(one["rounds"]) == ROUNDS and one["samples"] == 512
+    assert np.all(np.diff(one["rounds"]) >= 0)  # the parents are kept: the farthest never shrinks
+    start = float(np.max(result.distance_to(held.velocities)))
+    assert one["max"] > start  # the climb goes beyond the held-out search's own farthest

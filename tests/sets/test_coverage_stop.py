@@ -16,7 +16,8 @@ def _check_the_rule(result, missed):
     assert coverage["met"] == (rounds[-1]["upper_bound"] <= missed)
     assert coverage["budget"] == rounds[-1]["samples"] and coverage["held_out_budget"] == rounds[-1]["held_out_samples"]
     assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"]  # the held-out joined
-    assert coverage["samples_drawn"] == sum(r["samples"] + r["held_out_samples"] for r in rounds)
+    climb = result.metadata["completeness"]["search_samples"]  # the climb to the farthest, after the last round
+    assert climb > 0 and coverage["samples_drawn"] == sum(r["samples"] + r["held_out_samples"] for r in rounds) + climb
     return coverage
 
 

@@ -1,0 +1,119 @@
+"""The farthest outcome a set misses: a search that climbs toward it, for a lower bound that undershoots less.
+
+The held-out search (:mod:`reach.sets.completeness`) draws outcomes as a
+sampler does, so its farthest one from the set is a sample of the set's far
+side, not its end: on the disk stack it stayed at half of what a reference
+16-256 times the set held (docs/guide/complete-sets.md).  This search climbs.
+Its first parents are the held-out outcomes farthest from the set; each round
+perturbs their caps as directed sampling does (Gaussian noise of scale
+``SIGMA * DECAY^r``, each coordinate snapped to 0 or 1 with probability
+``SNAP``), runs the children, and keeps the :data:`PARENTS` outcomes farthest
+from the set, parents and children together, as the next parents.
+
+Every child's caps are a point of ``[0, 1]^(m N)``, so every child is an
+outcome of the same set (SPEC section 7), and the farthest distance it finds
+is a distance the set really misses: a lower bound, never an overestimate.
+The random numbers are keyed by the held-out search's seed and the round,
+and the parents follow from the outcomes, so the same seed gives the same
+answer for any workers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reach.kernels.select import perturbed_caps
+from reach.sampling.caps import draw_caps_at
+from reach.sampling.directed import QUANT
+from reach.sampling.engine import Plan, execute
+from reach.sampling.executors import make_executor
+from reach.sets.witness import witness_caps
+
+__all__ = ["farthest_search", "ROUNDS", "PARENTS", "SIGMA", "DECAY", "SNAP"]
+
+#: Rounds of the climb; each runs an equal share of the budget.
+ROUNDS = 8
+#: Outcomes farthest from the set kept as the next round's parents.
+PARENTS = 8
+#: Perturbation scale of round 0, and its factor per round (slower than directed sampling's 0.5: a climb).
+SIGMA, DECAY = 0.3, 0.7
+#: Probability that a child's cap coordinate is snapped to 0 or 1.
+SNAP = 0.1
+#: Mixed into the held-out seed for this search's random numbers.
+_STREAM = 0xFA27E57
+
+
+def _caps(held, indices):
+    """The held-out run's caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps."""
+    s, m = held.settings, held.problem.m
+    out = draw_caps_at(m, s.max_steps, indices, seed=s.seed, sequence=s.sequence, caps=s.caps)
+    for k, i in enumerate(indices):
+        stored = witness_caps(held, int(i))
+        if stored is not None:
+            out[k] = stored / QUANT
+    return out
+
+
+def _run(plan, start, Q, executor):
+    """Run the children of caps ``Q`` (count, N, m) uint16 from sample index ``start``: (velocities, kept)."""
+    n = len(Q)
+    size = max(1, -(-n // max(1, executor.workers)))
+    todo = [(start + a, min(size, n - a), Q[a:a + size]) for a in range(0, n, size)]
+    velocities, kept = np.empty((n, plan.problem.nv)), np.empty(n, dtype=bool)
+    for chunk in execute(plan, todo, executor):
+        a = chunk["start"] - start
+        velocities[a:a + len(chunk["kept"])] = chunk["velocities"]
+        kept[a:a + len(chunk["kept"])] = chunk["kept"]
+    return velocities, kept
+
+
+def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="loky", scheduler=None):
+    """Climb from ``held``'s outcomes farthest from ``result`` toward the farthest outcome the set misses.
+
+    Parameters
+    ----------
+    result : PostImpactSet
+        The set.
+    held : PostImpactSet
+        Its held-out search, run with ``keep_caps=True`` (:func:`reach.sets.run.run_sampling`).
+    budget : int
+        Children in all, split evenly over :data:`ROUNDS` rounds.
+    executor, n_jobs, backend, scheduler
+        As for :func:`reach.sample_post_impact_set` (``n_jobs="auto"``: the held-out search's workers).
+
+    Returns
+    -------
+    dict
+        ``samples`` (children run), ``max`` (m/s: the farthest distance from
+        the set of any held-out outcome or child) and ``rounds`` (that
+        distance after each round, m/s).
+    """
+    kept = np.flatnonzero(held.kept)
+    if len(kept) == 0 or len(result) == 0:
+        return {"samples": 0, "max": float("nan"), "rounds": []}
+    distance = np.atleast_1d(result.distance_to(held.all_velocities[kept]))
+    top = np.argsort(-distance, kind="stable")[:PARENTS]
+    caps, distance = _caps(held, kept[top]), distance[top]
+    plan = Plan(held.problem, held.settings)
+    if executor is None:
+        if n_jobs == "auto":  # as many workers as the held-out search took ("auto" chose them for its budget)
+            n_jobs = int(held.metadata.get("workers", 1))
+        executor = make_executor(n_jobs, backend, scheduler, limit=budget)
+    per_round = max(1, int(budget) // ROUNDS)
+    shape = (held.settings.max_steps, held.problem.m)
+    start = held.settings.n_samples  # the children's sample indices follow the held-out search's
+    rounds = []
+    for r in range(ROUNDS):
+        rng = np.random.default_rng([held.settings.seed, _STREAM, r])
+        which = rng.integers(0, len(caps), per_round).astype(np.int64)
+        noise = rng.normal(size=(per_round,) + shape)
+        Q = perturbed_caps(caps, which, noise, rng.random(noise.shape), SIGMA * DECAY**r, SNAP, float(QUANT))
+        velocities, ok = _run(plan, start, Q, executor)
+        start += per_round
+        d = np.atleast_1d(result.distance_to(velocities[ok])) if ok.any() else np.zeros(0)
+        caps = np.concatenate([caps, Q[ok] / QUANT])
+        distance = np.concatenate([distance, d])
+        top = np.argsort(-distance, kind="stable")[:PARENTS]
+        caps, distance = caps[top], distance[top]
+        rounds.append(float(distance[0]))
+    return {"samples": per_round * ROUNDS, "max": rounds[-1], "rounds": rounds}
