@@ -24,7 +24,7 @@ import numpy as np
 
 from reach.kernels.select import perturbed_caps
 from reach.sampling.caps import draw_caps_at
-from reach.sampling.directed import QUANT
+from reach.sampling.directed import BLOCK_NUMBERS, QUANT
 from reach.sampling.engine import Plan, execute
 from reach.sampling.executors import make_executor
 from reach.sets.witness import witness_caps
@@ -103,17 +103,25 @@ def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
     shape = (held.settings.max_steps, held.problem.m)
     start = held.settings.n_samples  # the children's sample indices follow the held-out search's
     rounds = []
+    block = max(1, BLOCK_NUMBERS // (shape[0] * shape[1]))  # random numbers drawn a block at a time
     for r in range(ROUNDS):
         rng = np.random.default_rng([held.settings.seed, _STREAM, r])
         which = rng.integers(0, len(caps), per_round).astype(np.int64)
-        noise = rng.normal(size=(per_round,) + shape)
-        Q = perturbed_caps(caps, which, noise, rng.random(noise.shape), SIGMA * DECAY**r, SNAP, float(QUANT))
+        Q = np.empty((per_round,) + shape, dtype=np.uint16)
+        for a in range(0, per_round, block):
+            noise = rng.normal(size=(min(block, per_round - a),) + shape)
+            Q[a:a + len(noise)] = perturbed_caps(caps, which[a:a + len(noise)], noise, rng.random(noise.shape),
+                                                 SIGMA * DECAY**r, SNAP, float(QUANT))
         velocities, ok = _run(plan, start, Q, executor)
         start += per_round
-        d = np.atleast_1d(result.distance_to(velocities[ok])) if ok.any() else np.zeros(0)
-        caps = np.concatenate([caps, Q[ok] / QUANT])
-        distance = np.concatenate([distance, d])
-        top = np.argsort(-distance, kind="stable")[:PARENTS]
-        caps, distance = caps[top], distance[top]
+        d = np.full(per_round, -np.inf)
+        if ok.any():
+            d[ok] = np.atleast_1d(result.distance_to(velocities[ok]))
+        pool = np.concatenate([distance, d])  # the parents, then every child (-inf: not kept)
+        top = np.argsort(-pool, kind="stable")[:PARENTS]
+        top = top[np.isfinite(pool[top])]
+        old = len(caps)  # only the new parents' caps are made floats: bounded memory, whatever N
+        caps = np.stack([caps[t] if t < old else Q[t - old] / QUANT for t in top])
+        distance = pool[top]
         rounds.append(float(distance[0]))
     return {"samples": per_round * ROUNDS, "max": rounds[-1], "rounds": rounds}
