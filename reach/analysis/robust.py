@@ -142,7 +142,9 @@ def requirement(violation, *, unit, name=None):
 def _cells(propagation, k):
     record, s = propagation.impacts[k - 1], propagation.settings
     z = np.hstack([record.q[record.branch] / s.resolution_q, record.v / s.resolution])
-    _, cell = np.unique(np.floor(z).astype(np.int64), axis=0, return_inverse=True)
+    # cells centred on zero, as the completeness estimate's: a velocity that is zero up to round-off of
+    # either sign (a contact at rest) stays in one cell, whatever the units
+    _, cell = np.unique(np.floor(z + 0.5).astype(np.int64), axis=0, return_inverse=True)
     return z, cell.ravel()
 
 

@@ -238,3 +238,21 @@ def test_propagate_takes_a_settings_object_and_refuses_unknown_names():
         propagate(example.system, example.q0, example.v0, impacts=1, budgets=32)
     with pytest.raises(TypeError, match="needs `impacts`"):
         propagate(example.system, example.q0, example.v0)
+
+
+def test_the_extent_counts_a_state_at_rest_in_one_cell_whatever_the_sign_of_its_round_off(dropped_block):
+    """Cells are centred on zero: a velocity at rest up to round-off of either sign stays in one cell."""
+    from reach.analysis.robust import _cells
+
+    _, run = dropped_block
+    k = len(run.impacts)
+    record = run.impacts[k - 1]
+    saved = record.v.copy()
+    try:
+        record.v[:, 0] = 1e-17  # every outcome at rest in the first coordinate, round-off of one sign...
+        same = _cells(run, k)[1]
+        record.v[:, 0] = np.where(np.arange(len(saved)) % 2 == 0, 1e-17, -1e-17)  # ...and of both
+        mixed = _cells(run, k)[1]
+    finally:
+        record.v[:] = saved
+    assert len(np.unique(mixed)) == len(np.unique(same)) and np.array_equal(mixed, same)
