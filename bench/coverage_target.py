@@ -18,19 +18,14 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")
-import scenarios
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import CELL, closing_speed, thin_cells
+from reach.tools.bench_gpu import _problem as problem_case
 from reach.tools.coverage import build_reference, gap
 
 name = sys.argv[1]
 pieces = int(sys.argv[2]) if len(sys.argv) > 2 else 16
-if name == "quadruped":
-    from reach.examples import quadruped_touchdown
-    p, h, N = quadruped_touchdown(), 1.0, 10
-else:
-    s = scenarios.get(name)
-    p, h, N = s.problem, s.h, s.N
+p, h, N = problem_case(name)
 speed = closing_speed(p)
 t = time.perf_counter()
 result = sample_to_coverage(p, h, N, n_jobs=2, seed=7)

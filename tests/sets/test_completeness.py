@@ -8,6 +8,7 @@ import pytest
 from reach import sample_post_impact_set
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import CELL, cells_missed, closing_speed, thin_cells, unseen_cells
+from reach.tools.bench_gpu import _problem as problem_case
 from reach.tools.coverage import build_reference, gap
 
 
@@ -39,15 +40,7 @@ def test_unreached_cells_are_missed_at_the_rate_of_the_rarest_seen():
 @functools.lru_cache(maxsize=None)
 def _reference(name, samples):
     """``(problem, h, N, speed, cells)``: a reference of every strategy, thinned to cells of 0.4 % of |vn0|."""
-    if name == "quadruped":
-        from reach.examples import quadruped_touchdown
-
-        problem, h, N = quadruped_touchdown(), 1.0, 10
-    else:
-        import scenarios
-
-        s = scenarios.get(name)
-        problem, h, N = s.problem, s.h, s.N
+    problem, h, N = problem_case(name)  # a scenario, or the packaged quadruped touchdown
     speed = closing_speed(problem)
     ref = build_reference(problem, h, N, samples // 16, factor=16, n_jobs=1, log=lambda *a: None)
     return problem, h, N, speed, thin_cells(problem, ref.velocities, CELL * speed)
