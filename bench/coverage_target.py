@@ -1,6 +1,6 @@
 """Issue 41's targets for `reach run`'s default (coverage-driven) set, against a reference of 2^24 samples.
 
-    PYTHONPATH=. python3 bench/coverage_target.py NAME [PIECES]
+    PYTHONPATH=. python3 bench/coverage_target.py NAME [PIECES] [--reference PATH]
 
 NAME is a scenario or "quadruped" (the packaged touchdown of examples/mujoco_touchdown.py).
 The set is reach run's default: sample_to_coverage (seed 7, two workers).  The
@@ -9,8 +9,11 @@ reference is PIECES (default 16) references of 2^20 samples of every strategy
 of 0.4 % of |vn0| and the cells joined: 2^24 samples for 16 pieces.
 Prints the set's gap against the reference (share of the reference's cells
 farther than 2 % and 5 % of |vn0|, the farthest) beside its estimate.
+With --reference PATH the reference is read from PATH if it is there
+(reach.tools.coverage.load_reference), else built and written there.
 """
 import json
+import os
 import sys
 import time
 import warnings
@@ -21,28 +24,43 @@ warnings.simplefilter("ignore")
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import CELL, closing_speed, thin_cells
 from reach.tools.bench_gpu import _problem as problem_case
-from reach.tools.coverage import build_reference, gap
+from reach.tools.coverage import build_reference, gap, load_reference, save_reference
 
-name = sys.argv[1]
-pieces = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+args = sys.argv[1:]
+path = None
+if "--reference" in args:
+    at = args.index("--reference")
+    path = args[at + 1]
+    del args[at:at + 2]
+name = args[0]
+pieces = int(args[1]) if len(args) > 1 else 16
 p, h, N = problem_case(name)
 speed = closing_speed(p)
 t = time.perf_counter()
 result = sample_to_coverage(p, h, N, n_jobs=2, seed=7)
 cov, c = result.metadata["coverage"], result.metadata["completeness"]
-print(f"{name}: default set, budget {cov['budget']:,d} + {cov['held_out_budget']:,d} held-out, met {cov['met']},"
+print(f"{name}: default set, budget {cov['budget']:,d} + {cov['held_out_budget']:,d} held-out"
+      f" + {cov['frontier_budget']:,d} frontier, met {cov['met']},"
       f" {time.perf_counter() - t:.1f} s", flush=True)
 cells = None
 t = time.perf_counter()
-for k in range(pieces):
+if path is not None and os.path.exists(path):
+    cells, samples = load_reference(p, path)
+    assert samples == pieces * 2**20, f"{path} holds a reference of {samples} samples"
+    print(f"  reference: {len(cells):,d} cells of {samples:,d} samples, from {path}", flush=True)
+to_build = 0 if cells is not None else pieces
+for k in range(to_build):
     ref = build_reference(p, h, N, 2**20 // 16, factor=16, n_jobs=2, log=lambda *a: None, seed=1001 + 100 * k)
     part = thin_cells(p, ref.velocities, CELL * speed)
     cells = part if cells is None else thin_cells(p, np.concatenate([cells, part]), CELL * speed)
     print(f"  reference piece {k + 1}/{pieces}: {len(cells):,d} cells so far, {time.perf_counter() - t:.0f} s",
           flush=True)
+if path is not None and to_build:
+    save_reference(p, cells, 2**20 * pieces, path)
 measured = gap(result, cells, speed)
 row = {"name": name, "reference_samples": pieces * 2**20, "reference_cells": int(len(cells)),
-       "budget": cov["budget"], "held_out_budget": cov["held_out_budget"], "seconds": cov["seconds"],
+       "budget": cov["budget"], "held_out_budget": cov["held_out_budget"],
+       "frontier_budget": cov["frontier_budget"], "seconds": cov["seconds"],
        "measured": measured, "estimate": {k: c[k] for k in ("cells_missed", "outside_2pct", "max_fraction",
                                                              "held_out_max_fraction")}}
 print(json.dumps(row), flush=True)

@@ -16,6 +16,7 @@ from reach.sampling.executors import make_executor
 from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
     measure_gap, thin_cells, with_climb
 from reach.problem.impact import ImpactProblem
+from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
@@ -231,6 +232,15 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     completeness estimate stays that of the set *before* the union, so it
     bounds the union's gap from above.
 
+    Where that estimate's share of the set's *cells* missed
+    (``cells_missed``, which weighs the rarely hit cells the outcome rule
+    undercounts) still exceeds ``missed``, a frontier
+    (:mod:`reach.sets.frontier`, ``with_frontier=True``, the default) pushes
+    out from the held-out outcomes farthest from the set, with
+    :data:`reach.sets.frontier.FACTOR` held-out budgets, and its outcomes
+    join the set too (``metadata["coverage"]``: ``frontier_budget``, and in
+    ``frontier`` whether it ran or why not).
+
     Options are :func:`sample_post_impact_set`'s (``n_jobs``, ``backend``,
     ``executor`` is not taken, ``seed``, ``strategy``, ...).
     """
@@ -238,6 +248,7 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
 
     resolution, missed = check_positive_number("resolution", resolution), check_positive_number("missed", missed)
     with_held_out = options.pop("with_held_out", True)
+    with_frontier = options.pop("with_frontier", True)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
     if time_limit is not None:
@@ -248,17 +259,46 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     result, held, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
                                                    max_samples, time_limit, run, options, thin=False)
     budget = int(result.settings.n_samples)
+    frontier, why = None, _frontier_needed(result, rounds, missed, with_held_out and with_frontier, time_limit, t0)
+    if why is None:
+        frontier = frontier_search(result, held, FRONTIER_FACTOR * held.settings.n_samples, **run)
+        why = "ran" if frontier is not None else "no outcome to start from"
     if with_held_out:  # the held-out outcomes are outcomes of the same set: they join it (issue 41)
+        own = result.settings
         result = result.union(held)
+        if frontier is not None:  # and so do the frontier's
+            result = result.union(frontier)
+            result.frontier_caps = frontier.child_caps
+            result.metadata["frontier"] = {"source": 2, "budget": frontier.settings.n_samples, "set": own.as_dict(),
+                                           "held_out": held.settings.as_dict(),
+                                           "rounds": frontier.metadata["frontier"]["rounds"]}
+    drawn = sum(r["samples"] + r["held_out_samples"] for r in rounds)
+    drawn += result.metadata["completeness"].get("search_samples", 0)
+    frontier_budget = 0 if frontier is None else int(frontier.settings.n_samples)
     result.metadata["coverage"] = {"resolution": resolution, "missed": missed, "confidence": float(confidence),
                                    "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
                                    "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
-                                   "with_held_out": bool(with_held_out),
-                                   "samples_drawn": int(sum(r["samples"] + r["held_out_samples"] for r in rounds)
-                                                        + result.metadata["completeness"].get("search_samples", 0)),
+                                   "with_held_out": bool(with_held_out), "frontier_budget": frontier_budget,
+                                   "frontier": why, "samples_drawn": int(drawn + frontier_budget),
                                    "seconds": time.perf_counter() - t0}
     warn_if_thin(result)
     return result
+
+
+def _frontier_needed(result, rounds, missed, wanted, time_limit, t0):
+    """None when the frontier (:mod:`reach.sets.frontier`) should run after the last round, else why not."""
+    import time
+
+    if not wanted:
+        return "not asked for"
+    share = result.metadata["completeness"].get("cells_missed", float("nan"))
+    if not share > missed:  # (nan: nothing to measure)
+        return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"
+    last = rounds[-1]  # the frontier costs about FRONTIER_FACTOR held-out searches of the last round
+    cost = last["seconds"] * FRONTIER_FACTOR * last["held_out_samples"] / max(last["samples"], 1)
+    if time_limit is not None and time.perf_counter() - t0 + cost > time_limit:
+        return "time limit"
+    return None
 
 
 def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_samples, time_limit, run, options, *,

@@ -20,16 +20,17 @@ answer for any workers.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from reach.kernels.select import perturbed_caps
 from reach.sampling.caps import draw_caps_at
-from reach.sampling.directed import BLOCK_NUMBERS, QUANT
+from reach.sampling.directed import BLOCK_NUMBERS, QUANT, schedule
 from reach.sampling.engine import Plan, execute
 from reach.sampling.executors import make_executor
-from reach.sets.witness import witness_caps
 
-__all__ = ["farthest_search", "ROUNDS", "PARENTS", "SIGMA", "DECAY", "SNAP"]
+__all__ = ["farthest_search", "Climb", "climb_executor", "ROUNDS", "PARENTS", "SIGMA", "DECAY", "SNAP"]
 
 #: Rounds of the climb; each runs an equal share of the budget.
 ROUNDS = 8
@@ -44,18 +45,27 @@ _STREAM = 0xFA27E57
 
 
 def _caps(held, indices):
-    """The held-out run's caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps."""
+    """The held-out run's caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps
+    (``held.child_caps``: it must be run with ``keep_caps=True``)."""
     s, m = held.settings, held.problem.m
+    indices = np.asarray(indices, dtype=np.int64)
     out = draw_caps_at(m, s.max_steps, indices, seed=s.seed, sequence=s.sequence, caps=s.caps)
-    for k, i in enumerate(indices):
-        stored = witness_caps(held, int(i))
-        if stored is not None:
-            out[k] = stored / QUANT
+    n0, rounds = schedule(s.n_samples)
+    if s.strategy == "uniform" or not rounds or not np.any(indices >= n0):
+        return out
+    if not hasattr(held, "child_caps"):
+        raise ValueError("the held-out search's directed caps were not kept: run it with keep_caps=True.")
+    for first, Q in held.child_caps:
+        here = (indices >= first) & (indices < first + len(Q))
+        out[here] = Q[indices[here] - first] / QUANT
     return out
 
 
-def _run(plan, start, Q, executor):
-    """Run the children of caps ``Q`` (count, N, m) uint16 from sample index ``start``: (velocities, kept)."""
+def _run(plan, start, Q, executor, keep=None):
+    """Run the children of caps ``Q`` (count, N, m) uint16 from sample index ``start``: (velocities, kept).
+
+    ``keep``: an :class:`~reach.sampling.engine.Accumulator` each finished chunk is also added to.
+    """
     n = len(Q)
     size = max(1, -(-n // max(1, executor.workers)))
     todo = [(start + a, min(size, n - a), Q[a:a + size]) for a in range(0, n, size)]
@@ -64,6 +74,8 @@ def _run(plan, start, Q, executor):
         a = chunk["start"] - start
         velocities[a:a + len(chunk["kept"])] = chunk["velocities"]
         kept[a:a + len(chunk["kept"])] = chunk["kept"]
+        if keep is not None:
+            keep.add(chunk)
     return velocities, kept
 
 
@@ -88,40 +100,69 @@ def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
         the set of any held-out outcome or child) and ``rounds`` (that
         distance after each round, m/s).
     """
-    kept = np.flatnonzero(held.kept)
-    if len(kept) == 0 or len(result) == 0:
-        return {"samples": 0, "max": float("nan"), "rounds": []}
-    distance = np.atleast_1d(result.distance_to(held.all_velocities[kept]))
-    top = np.argsort(-distance, kind="stable")[:PARENTS]
-    caps, distance = _caps(held, kept[top]), distance[top]
-    plan = Plan(held.problem, held.settings)
-    if executor is None:
-        if n_jobs == "auto":  # as many workers as the held-out search took ("auto" chose them for its budget)
-            n_jobs = int(held.metadata.get("workers", 1))
-        executor = make_executor(n_jobs, backend, scheduler, limit=budget)
-    per_round = max(1, int(budget) // ROUNDS)
-    shape = (held.settings.max_steps, held.problem.m)
-    start = held.settings.n_samples  # the children's sample indices follow the held-out search's
-    rounds = []
-    block = max(1, BLOCK_NUMBERS // (shape[0] * shape[1]))  # random numbers drawn a block at a time
-    for r in range(ROUNDS):
-        rng = np.random.default_rng([held.settings.seed, _STREAM, r])
-        which = rng.integers(0, len(caps), per_round).astype(np.int64)
-        Q = np.empty((per_round,) + shape, dtype=np.uint16)
-        for a in range(0, per_round, block):
-            noise = rng.normal(size=(min(block, per_round - a),) + shape)
-            Q[a:a + len(noise)] = perturbed_caps(caps, which[a:a + len(noise)], noise, rng.random(noise.shape),
-                                                 SIGMA * DECAY**r, SNAP, float(QUANT))
-        velocities, ok = _run(plan, start, Q, executor)
-        start += per_round
-        d = np.full(per_round, -np.inf)
-        if ok.any():
-            d[ok] = np.atleast_1d(result.distance_to(velocities[ok]))
-        pool = np.concatenate([distance, d])  # the parents, then every child (-inf: not kept)
-        top = np.argsort(-pool, kind="stable")[:PARENTS]
-        top = top[np.isfinite(pool[top])]
-        old = len(caps)  # only the new parents' caps are made floats: bounded memory, whatever N
-        caps = np.stack([caps[t] if t < old else Q[t - old] / QUANT for t in top])
-        distance = pool[top]
-        rounds.append(float(distance[0]))
-    return {"samples": per_round * ROUNDS, "max": rounds[-1], "rounds": rounds}
+    executor = climb_executor(held, budget, executor, n_jobs, backend, scheduler)
+    climb = Climb(ROUNDS, PARENTS, SIGMA, DECAY, SNAP, _STREAM)
+    return climb.run(result, held, budget, Plan(held.problem, held.settings), held.settings.n_samples, executor)
+
+
+def climb_executor(held, budget, executor, n_jobs, backend, scheduler):
+    """``executor``, or one made for ``budget`` samples (``n_jobs="auto"``: the held-out search's workers)."""
+    if executor is not None:
+        return executor
+    if n_jobs == "auto":  # as many workers as the held-out search took ("auto" chose them for its budget)
+        n_jobs = int(held.metadata.get("workers", 1))
+    return make_executor(n_jobs, backend, scheduler, limit=budget)
+
+
+class Climb(NamedTuple):
+    """Rounds of perturbed caps from the outcomes farthest from a set: the farthest search, and the frontier
+    (:mod:`reach.sets.frontier`) with more parents and its own stream."""
+
+    rounds: int     # rounds, each an equal share of the budget
+    parents: int    # outcomes farthest from the set kept as the next round's parents
+    sigma: float    # perturbation scale of round 0 ...
+    decay: float    # ... and its factor per round
+    snap: float     # probability that a cap coordinate is snapped to 0 or 1
+    stream: int     # mixed into the held-out seed for the random numbers
+
+    def run(self, result, held, budget, plan, start, executor, keep=None):
+        """Run the climb's children under ``plan`` from sample index ``start``: a dict as :func:`farthest_search`'s.
+
+        ``keep``: an :class:`~reach.sampling.engine.Accumulator` for ``plan``'s
+        settings, indexed from ``start``, that every child's chunk is added to;
+        the dict then also holds ``caps``: each round's ``(first index, quantized caps)``.
+        """
+        kept = np.flatnonzero(held.kept)
+        if len(kept) == 0 or len(result) == 0:
+            return {"samples": 0, "max": float("nan"), "rounds": []}
+        distance = np.atleast_1d(result.distance_to(held.all_velocities[kept]))
+        top = np.argsort(-distance, kind="stable")[:self.parents]
+        caps, distance = _caps(held, kept[top]), distance[top]
+        per_round = max(1, int(budget) // self.rounds)
+        shape = (held.settings.max_steps, held.problem.m)
+        rounds, stored = [], []
+        block = max(1, BLOCK_NUMBERS // (shape[0] * shape[1]))  # random numbers drawn a block at a time
+        for r in range(self.rounds):
+            rng = np.random.default_rng([held.settings.seed, self.stream, r])
+            which = rng.integers(0, len(caps), per_round).astype(np.int64)
+            Q = np.empty((per_round,) + shape, dtype=np.uint16)
+            for a in range(0, per_round, block):
+                noise = rng.normal(size=(min(block, per_round - a),) + shape)
+                Q[a:a + len(noise)] = perturbed_caps(caps, which[a:a + len(noise)], noise, rng.random(noise.shape),
+                                                     self.sigma * self.decay**r, self.snap, float(QUANT))
+            velocities, ok = _run(plan, start, Q, executor, keep)
+            if keep is not None:
+                stored.append((start, Q))
+            start += per_round
+            d = np.full(per_round, -np.inf)
+            if ok.any():
+                d[ok] = np.atleast_1d(result.distance_to(velocities[ok]))
+            pool = np.concatenate([distance, d])  # the parents, then every child (-inf: not kept)
+            top = np.argsort(-pool, kind="stable")[:self.parents]
+            top = top[np.isfinite(pool[top])]
+            old = len(caps)  # only the new parents' caps are made floats: bounded memory, whatever N
+            caps = np.stack([caps[t] if t < old else Q[t - old] / QUANT for t in top])
+            distance = pool[top]
+            rounds.append(float(distance[0]))
+        out = {"samples": per_round * self.rounds, "max": rounds[-1], "rounds": rounds}
+        return out if keep is None else dict(out, caps=stored)

@@ -6,9 +6,10 @@ for a directed child — its quantized caps (:func:`witness_caps`).
 :func:`replay_sample` runs it again alone; :mod:`reach.analysis.propagate`
 and :mod:`reach.analysis.robust` hand such witnesses to the user.
 :func:`replay_outcome` replays any sample of a set, a union of runs included
-(a coverage-driven set holds its held-out search's outcomes too): it finds the
-run the sample came from (:func:`source_of`) and replays it with that run's
-own settings.
+(a coverage-driven set holds its held-out search's and its frontier's outcomes
+too): it finds the run the sample came from (:func:`source_of`) and replays it
+with that run's own settings (a frontier child, :mod:`reach.sets.frontier`,
+with its caps).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def witness_caps(result, index):
     if not 0 <= index < len(result.all_velocities):
         raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
     n0, rounds = schedule(result.settings.n_samples)
-    if result.settings.strategy == "uniform" or not rounds or index < n0:
+    frontier = "frontier" in result.metadata  # a frontier (reach.sets.frontier): every sample is a child
+    if not frontier and (result.settings.strategy == "uniform" or not rounds or index < n0):
         return None
     if not hasattr(result, "child_caps"):
         raise ValueError("this result's directed caps were not kept: sample again with the same settings and "
@@ -65,16 +67,21 @@ def source_of(result, index):
     A union (:meth:`reach.sets.result.PostImpactSet.union`) lists its runs'
     settings in ``metadata["union_of"]``, in the order of their samples.
     """
+    return _locate(result, index)[1:]
+
+
+def _locate(result, index):
+    """``(position of the run in the union, its settings, index in that run)`` of sample ``index``."""
     index = int(index)
     if not 0 <= index < len(result.all_velocities):
         raise ValueError(f"sample index {index} is out of range (the set has {len(result.all_velocities)} samples).")
     if not result.metadata.get("union"):
-        return result.settings, index
+        return 0, result.settings, index
     start = 0
-    for source in result.metadata["union_of"]:
+    for position, source in enumerate(result.metadata["union_of"]):
         settings = SamplingSettings.from_dict(source)
         if index < start + settings.n_samples:
-            return settings, index - start
+            return position, settings, index - start
         start += settings.n_samples
     raise ValueError(f"sample {index} lies beyond the runs this union lists.")
 
@@ -84,8 +91,14 @@ def replay_outcome(result, index):
 
     A directed child's caps come from ``result.child_caps`` where kept, else
     from running its run again with ``keep_caps=True`` (as long as that run).
+    A frontier child's (:mod:`reach.sets.frontier`, in a coverage-driven set)
+    come from ``result.frontier_caps`` where kept, else from running the set,
+    its held-out search and the frontier again.
     """
-    settings, local = source_of(result, index)
+    position, settings, local = _locate(result, index)
+    frontier = result.metadata.get("frontier") if result.metadata.get("union") else None
+    if frontier is not None and position == frontier["source"]:
+        return replay_sample(result.problem, settings, local, _frontier_caps(result, frontier, local))
     n0, rounds = schedule(settings.n_samples)
     caps = None
     if settings.strategy != "uniform" and rounds and local >= n0:
@@ -94,3 +107,18 @@ def replay_outcome(result, index):
         caps = witness_caps(run, local)
     return replay_sample(result.problem, settings, local, caps)
 
+
+def _frontier_caps(result, frontier, local):
+    """The caps of the frontier's child ``local``: kept on the union, or the frontier run again from its set."""
+    stored = getattr(result, "frontier_caps", None)
+    if stored is None:
+        from reach.sets.frontier import frontier_search  # (it builds on this module's witness_caps)
+
+        problem = result.problem
+        own = run_sampling(problem, SamplingSettings.from_dict(frontier["set"]), warn=False)
+        held = run_sampling(problem, SamplingSettings.from_dict(frontier["held_out"]), warn=False, keep_caps=True)
+        stored = frontier_search(own, held, frontier["budget"]).child_caps
+    for start, Q in stored:
+        if start <= local < start + len(Q):
+            return Q[local - start].copy()
+    raise ValueError(f"frontier child {local} has no stored caps.")

@@ -91,10 +91,15 @@ def print_coverage(coverage):
             f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
-    joined = f" + {coverage['held_out_budget']:,d} held-out, joined to the set" if coverage["with_held_out"] else ""
-    print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} ({coverage['samples_drawn']:,d} drawn over "
-          f"{len(coverage['rounds'])} rounds, held-out searches and the climb included) in {coverage['seconds']:.1f} s; "
-          f"{last['far']} of {last['held_out']} held-out outcomes farther, upper bound {last['upper_bound']:.2%}")
+    joined = f" + {coverage['held_out_budget']:,d} held-out" if coverage["with_held_out"] else ""
+    frontier = coverage.get("frontier_budget", 0)
+    joined += f" + {frontier:,d} frontier" if frontier and joined else ""
+    joined += ", joined to the set" if joined else ""
+    extra = "held-out searches, the climb and the frontier" if frontier else "held-out searches and the climb"
+    print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} "
+          f"({coverage['samples_drawn']:,d} drawn over {len(coverage['rounds'])} rounds, {extra} included) in "
+          f"{coverage['seconds']:.1f} s; {last['far']} of {last['held_out']} held-out outcomes farther, "
+          f"upper bound {last['upper_bound']:.2%}")
 
 
 def print_adaptive(adaptive):

@@ -15,9 +15,14 @@ def _check_the_rule(result, missed):
     assert all(r["upper_bound"] > missed for r in rounds[:-1])  # it went on only while the bound was too high
     assert coverage["met"] == (rounds[-1]["upper_bound"] <= missed)
     assert coverage["budget"] == rounds[-1]["samples"] and coverage["held_out_budget"] == rounds[-1]["held_out_samples"]
-    assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"]  # the held-out joined
+    # the held-out outcomes joined, and the frontier's where the estimated share of cells missed was too high
+    frontier = coverage["frontier_budget"]
+    assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"] + frontier
+    assert (frontier > 0) == (coverage["frontier"] == "ran")
+    assert (frontier > 0) == (result.metadata["completeness"]["cells_missed"] > missed)
     climb = result.metadata["completeness"]["search_samples"]  # the climb to the farthest, after the last round
-    assert climb > 0 and coverage["samples_drawn"] == sum(r["samples"] + r["held_out_samples"] for r in rounds) + climb
+    drawn = sum(r["samples"] + r["held_out_samples"] for r in rounds) + climb + frontier
+    assert climb > 0 and coverage["samples_drawn"] == drawn
     return coverage
 
 
@@ -60,13 +65,18 @@ def test_the_held_out_outcomes_join_the_set_and_every_sample_replays_with_its_ow
     s = scenarios.get("disk-stack")
     result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=2048, seed=4)
     coverage = result.metadata["coverage"]
-    n, m = coverage["budget"], coverage["held_out_budget"]
-    assert coverage["with_held_out"] and len(result.all_velocities) == n + m and result.metadata["union"]
+    n, m, f = coverage["budget"], coverage["held_out_budget"], coverage["frontier_budget"]
+    assert coverage["with_held_out"] and f > 0 and len(result.all_velocities) == n + m + f and result.metadata["union"]
     held_settings, local = source_of(result, n + 5)
     assert local == 5 and held_settings.seed != result.settings.seed  # the held-out search's own settings
-    # the first batch and a directed child of each run: bit for bit, kept flag too
-    for index in (3, n - 1, n + 5, n + m - 1):
+    frontier_settings, local = source_of(result, n + m + 5)
+    assert local == 5 and frontier_settings.seed not in (held_settings.seed, result.settings.seed)
+    # the first batch and a directed child of each run, and the frontier's first and last: bit for bit, kept too
+    for index in (3, n - 1, n + 5, n + m - 1, n + m, n + m + f - 1):
         v, kept = replay_outcome(result, index)
         assert np.array_equal(v, result.all_velocities[index]) and kept == result.kept[index], index
+    del result.frontier_caps  # as a set read from a file: the frontier runs again from the set it was built for
+    v, kept = replay_outcome(result, n + m + f // 2)
+    assert np.array_equal(v, result.all_velocities[n + m + f // 2]) and kept == result.kept[n + m + f // 2]
     alone = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=2048, seed=4, with_held_out=False)
     assert len(alone.all_velocities) == n and np.array_equal(alone.all_velocities, result.all_velocities[:n])
