@@ -11,16 +11,12 @@ import time
 import warnings
 
 warnings.simplefilter("ignore")
-import scenarios
 from reach import sample_post_impact_set
 from reach.tools.coverage import build_reference, gap
 from reach.sets.completeness import closing_speed, CELL, thin_cells
-from reach.examples import quadruped_touchdown
+from reach.tools.bench_gpu import problem_case
 name = sys.argv[1]
-if name == "quadruped":
-    p, h, N = quadruped_touchdown(), 1.0, 10
-else:
-    s = scenarios.get(name); p, h, N = s.problem, s.h, s.N
+p, h, N = problem_case(name)
 speed = closing_speed(p)
 ref = int(sys.argv[2])
 t = time.time()

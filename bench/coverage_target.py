@@ -23,7 +23,7 @@ import numpy as np
 warnings.simplefilter("ignore")
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import CELL, closing_speed, thin_cells
-from reach.tools.bench_gpu import _problem as problem_case
+from reach.tools.bench_gpu import problem_case
 from reach.tools.coverage import build_reference, gap, load_reference, save_reference
 
 args = sys.argv[1:]

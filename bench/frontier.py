@@ -21,7 +21,7 @@ import reach.sets.frontier as frontier
 from reach import sample_post_impact_set
 from reach.sets.completeness import closing_speed, held_out_settings
 from reach.sets.run import run_sampling
-from reach.tools.bench_gpu import _problem as problem_case
+from reach.tools.bench_gpu import problem_case
 from reach.tools.coverage import gap, load_reference
 
 name, k, seeds, path, *specs = sys.argv[1:]

@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-__all__ = ["GPU_CASES", "AGREEMENT_TOL", "gpu_case", "run_gpu", "format_gpu"]
+__all__ = ["GPU_CASES", "AGREEMENT_TOL", "gpu_case", "problem_case", "run_gpu", "format_gpu"]
 
 #: (label, GPU batches, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
 GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2**22), 2**14),
@@ -38,7 +38,9 @@ AGREEMENT_TOL = 1e-12
 END_TO_END_SAMPLES = 2**20
 
 
-def _problem(label):
+def problem_case(label):
+    """``(problem, h, N)`` of a scenario by name, or of ``"quadruped"`` (the packaged touchdown of
+    ``examples/mujoco_touchdown.py``, h = 1, N = 10): the problems the benches and references use."""
     if label == "quadruped":
         from reach.examples import quadruped_touchdown
 
@@ -100,7 +102,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
     from reach import sample_post_impact_set
 
     sizes = (gpu_samples,) if np.isscalar(gpu_samples) else tuple(gpu_samples)
-    problem, h, N = _problem(label)
+    problem, h, N = problem_case(label)
     common = dict(completeness=False, solution_choice="random", keep_paths=0)
     t = time.perf_counter()
     sample_post_impact_set(problem, 256, h, N, backend="cuda", strategy="uniform", **common)
@@ -135,7 +137,7 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
     """
     from reach import sample_post_impact_set
 
-    problem, h, N = _problem("quadruped")
+    problem, h, N = problem_case("quadruped")
     sample_post_impact_set(problem, min(4096, samples), h, N, backend="cuda")
     walls, held = [], {}
     for _ in range(repeats):

@@ -8,7 +8,7 @@ import pytest
 from reach import sample_post_impact_set
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import CELL, cells_missed, closing_speed, thin_cells, unseen_cells
-from reach.tools.bench_gpu import _problem as problem_case
+from reach.tools.bench_gpu import problem_case
 from reach.tools.coverage import build_reference, gap
 
 
