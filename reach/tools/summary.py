@@ -100,6 +100,9 @@ def print_coverage(coverage):
           f"({coverage['samples_drawn']:,d} drawn over {len(coverage['rounds'])} rounds, {extra} included) in "
           f"{coverage['seconds']:.1f} s; {last['far']} of {last['held_out']} held-out outcomes farther, "
           f"upper bound {last['upper_bound']:.2%}")
+    if joined:
+        print(f"the completeness estimate above is of the {coverage['budget']:,d}-sample set before the other "
+              f"outcomes joined it: the joined set misses at most about as much")
 
 
 def print_adaptive(adaptive):
