@@ -67,6 +67,37 @@ def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
         assert all(r.values()), f"{case}: {r}"
 
 
+FRONTIER = textwrap.dedent("""
+    import json, warnings
+    import numpy as np
+    import scenarios
+    from reach import sample_post_impact_set
+    from reach.sets.completeness import held_out_settings
+    from reach.sets.farthest import climb_executor
+    from reach.sets.frontier import frontier_search
+    from reach.sets.run import run_sampling
+    warnings.simplefilter("ignore", RuntimeWarning)
+    s = scenarios.get("compass-gait")
+    result = sample_post_impact_set(s.problem, 64, s.h, s.N, completeness=False, seed=3)
+    held = run_sampling(s.problem, held_out_settings(result.settings, 64), warn=False, keep_caps=True)
+    cpu, gpu = (frontier_search(result, held, 32, backend=b) for b in ("loky", "cuda"))
+    same = all(np.array_equal(getattr(cpu, f), getattr(gpu, f)) for f in ("all_velocities", "kept", "lcp_solves"))
+    caps = all(a == b and np.array_equal(x, y) for (a, x), (b, y) in zip(cpu.child_caps, gpu.child_caps))
+    print(json.dumps({"same": bool(same and caps), "samples": len(gpu.all_velocities), "kept": len(gpu),
+                      "executor": climb_executor(held, 32, None, 1, "cuda", None).describe()}))
+""")
+
+
+def test_the_frontier_on_the_gpu_gives_the_cpus_under_the_simulator():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", FRONTIER], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["same"] and report["samples"] == 32 and report["kept"] > 0, report
+    assert report["executor"].startswith("cuda: 1 worker, the GPU"), report
+
+
 PROPAGATED = textwrap.dedent("""
     import json, warnings
     import numpy as np
