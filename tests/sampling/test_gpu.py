@@ -48,12 +48,17 @@ SIMULATED = textwrap.dedent("""
 """)
 
 
-def _simulate(cases):
+def _under_the_simulator(script, *args):
+    """Run ``script`` in a subprocess under Numba's CUDA simulator; the JSON report it prints last."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", SIMULATED, json.dumps(cases)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _simulate(cases):
+    return _under_the_simulator(SIMULATED, json.dumps(cases))
 
 
 def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
@@ -89,11 +94,7 @@ FRONTIER = textwrap.dedent("""
 
 
 def test_the_frontier_on_the_gpu_gives_the_cpus_under_the_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", FRONTIER], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _under_the_simulator(FRONTIER)
     assert report["same"] and report["samples"] == 32 and report["kept"] > 0, report
     assert report["executor"].startswith("cuda: 1 worker, the GPU"), report
 
@@ -113,11 +114,7 @@ PROPAGATED = textwrap.dedent("""
 
 
 def test_propagation_through_impacts_on_the_gpu_gives_the_cpu_sets_under_the_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", PROPAGATED], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _under_the_simulator(PROPAGATED)
     assert report["impacts"] == [2, 2] and all(report["same"]), report
 
 
@@ -142,11 +139,7 @@ TOUCHDOWNS = textwrap.dedent("""
 
 def test_a_spatial_robots_touchdown_on_the_gpu_gives_the_cpu_set_under_the_simulator():
     pytest.importorskip("mujoco", reason="MuJoCo is not installed")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", TOUCHDOWNS], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _under_the_simulator(TOUCHDOWNS)
     assert report["same"] and report["outcomes"] > 0, report
 
 
