@@ -44,7 +44,7 @@ from reach.problem.step import kernel_data, step_options
 from reach.sampling.executors import BACKENDS, make_executor
 from reach.sampling.workers import auto_jobs
 
-__all__ = ["run_engine", "EngineRun", "Plan", "run_chunk", "execute", "CAP_BUDGET", "EXACT_MAX_CONTACTS"]
+__all__ = ["run_engine", "EngineRun", "Plan", "run_chunk", "execute", "caps_of", "CAP_BUDGET", "EXACT_MAX_CONTACTS"]
 
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT,
            "walk": CHOICE_WALK}
@@ -259,7 +259,7 @@ def _run_phases(plan, run_plan, acc, ckpt, bar, executor):
     for r, phase in enumerate(rounds):
         t = time.perf_counter()
         Q = children_caps(problem, settings, r, acc.arrays, phase.start, phase.count,
-                          lambda idx: _caps_of(plan, idx, stored), executor.cores)
+                          lambda idx: caps_of(plan, idx, stored), executor.cores)
         selection += time.perf_counter() - t
         stored.append((phase.start, Q))
         todo = [(s, c, Q[s - phase.start:s - phase.start + c]) for s, c in phase.chunks]
@@ -276,8 +276,9 @@ def _run_todo(plan, todo, acc, ckpt, bar, executor):
             bar.update(len(chunk["lcp_solves"]))
 
 
-def _caps_of(plan, indices, stored):
-    """The caps (k, N, m) of samples ``indices``: a directed child's stored caps, or drawn by index."""
+def caps_of(plan, indices, stored):
+    """The caps (k, N, m) of samples ``indices``: a directed child's stored caps (``stored``: its run's
+    ``(first index, quantized caps)`` list), or drawn by index."""
     s, p = plan.settings, plan.problem
     indices = np.asarray(indices, dtype=np.int64)
     out = np.empty((len(indices), s.max_steps, p.m))

@@ -25,9 +25,8 @@ from typing import NamedTuple
 import numpy as np
 
 from reach.kernels.select import perturbed_caps
-from reach.sampling.caps import draw_caps_at
 from reach.sampling.directed import BLOCK_NUMBERS, QUANT, schedule
-from reach.sampling.engine import Plan, execute
+from reach.sampling.engine import Plan, caps_of, execute
 from reach.sampling.executors import make_executor
 
 __all__ = ["farthest_search", "Climb", "climb_executor", "ROUNDS", "PARENTS", "SIGMA", "DECAY", "SNAP"]
@@ -47,18 +46,12 @@ _STREAM = 0xFA27E57
 def _caps(held, indices):
     """The held-out run's caps (k, N, m) of samples ``indices``: drawn by index, or a directed child's stored caps
     (``held.child_caps``: it must be run with ``keep_caps=True``)."""
-    s, m = held.settings, held.problem.m
-    indices = np.asarray(indices, dtype=np.int64)
-    out = draw_caps_at(m, s.max_steps, indices, seed=s.seed, sequence=s.sequence, caps=s.caps)
+    s = held.settings
     n0, rounds = schedule(s.n_samples)
-    if s.strategy == "uniform" or not rounds or not np.any(indices >= n0):
-        return out
-    if not hasattr(held, "child_caps"):
+    children = s.strategy != "uniform" and rounds and np.any(np.asarray(indices) >= n0)
+    if children and not hasattr(held, "child_caps"):
         raise ValueError("the held-out search's directed caps were not kept: run it with keep_caps=True.")
-    for first, Q in held.child_caps:
-        here = (indices >= first) & (indices < first + len(Q))
-        out[here] = Q[indices[here] - first] / QUANT
-    return out
+    return caps_of(Plan(held.problem, s), indices, held.child_caps if children else [])
 
 
 def _run(plan, start, Q, executor, keep=None):

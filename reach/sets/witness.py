@@ -19,6 +19,7 @@ import numpy as np
 from reach.sampling.directed import schedule
 from reach.sampling.engine import Plan, run_chunk
 from reach.sampling.settings import SamplingSettings
+from reach.sets.frontier import frontier_search
 from reach.sets.run import run_sampling
 
 __all__ = ["witness_caps", "replay_sample", "source_of", "replay_outcome"]
@@ -45,7 +46,12 @@ def witness_caps(result, index):
     if not hasattr(result, "child_caps"):
         raise ValueError("this result's directed caps were not kept: sample again with the same settings and "
                          "keep_caps=True to replay it.")
-    for start, Q in result.child_caps:
+    return _stored(result.child_caps, index)
+
+
+def _stored(child_caps, index):
+    """Sample ``index``'s caps in a run's ``(first index, quantized caps)`` list."""
+    for start, Q in child_caps:
         if start <= index < start + len(Q):
             return Q[index - start].copy()
     raise ValueError(f"sample {index} has no stored caps.")
@@ -112,13 +118,8 @@ def _frontier_caps(result, frontier, local):
     """The caps of the frontier's child ``local``: kept on the union, or the frontier run again from its set."""
     stored = getattr(result, "frontier_caps", None)
     if stored is None:
-        from reach.sets.frontier import frontier_search  # (it builds on this module's witness_caps)
-
         problem = result.problem
         own = run_sampling(problem, SamplingSettings.from_dict(frontier["set"]), warn=False)
         held = run_sampling(problem, SamplingSettings.from_dict(frontier["held_out"]), warn=False, keep_caps=True)
         stored = frontier_search(own, held, frontier["budget"]).child_caps
-    for start, Q in stored:
-        if start <= local < start + len(Q):
-            return Q[local - start].copy()
-    raise ValueError(f"frontier child {local} has no stored caps.")
+    return _stored(stored, local)
