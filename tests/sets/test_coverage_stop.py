@@ -80,3 +80,18 @@ def test_the_held_out_outcomes_join_the_set_and_every_sample_replays_with_its_ow
     assert np.array_equal(v, result.all_velocities[n + m + f // 2]) and kept == result.kept[n + m + f // 2]
     alone = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=2048, seed=4, with_held_out=False)
     assert len(alone.all_velocities) == n and np.array_equal(alone.all_velocities, result.all_velocities[:n])
+
+
+def test_the_frontiers_outcomes_are_outcomes_energy_does_not_rise_and_no_contact_closes():
+    """Every kept frontier child (reach.sets.frontier) is a post-impact velocity: kinetic energy at most the
+    pre-impact one, and no contact approaching (normal velocity >= 0 up to round-off)."""
+    s = scenarios.get("disk-stack")
+    result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, max_samples=1024, seed=5)
+    coverage = result.metadata["coverage"]
+    assert coverage["frontier"] == "ran"
+    first = coverage["budget"] + coverage["held_out_budget"]
+    frontier = result.all_velocities[first:][result.kept[first:]]
+    assert len(frontier) > 0.9 * coverage["frontier_budget"]
+    p, scale = s.problem, closing_speed(s.problem)
+    assert np.all(p.kinetic_energy(frontier) <= p.kinetic_energy(p.v) * (1 + 1e-9))
+    assert np.all(p.contact_velocities(frontier)[:, :, 0] >= -1e-9 * scale)
