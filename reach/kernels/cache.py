@@ -16,17 +16,23 @@ from pathlib import Path
 STAMP = "reach-kernels.sha256"
 
 
+def kernels_digest():
+    """SHA-256 (hex) of every module of this package: the kernels inline each other."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(here.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def ensure_fresh_cache():
     """Delete stale cached kernels of this package (best effort; never raises)."""
     try:
         here = Path(__file__).resolve().parent
-        digest = hashlib.sha256()
-        for path in sorted(here.glob("*.py")):  # every module here: the kernels inline each other
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
         cache = here / "__pycache__"
         stamp = cache / STAMP
-        current = digest.hexdigest()
+        current = kernels_digest()
         if stamp.exists() and stamp.read_text().strip() == current:
             return
         if cache.is_dir():

@@ -37,23 +37,30 @@ what numpy deprecated it for) before the import, or no kernel compiles.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.util
+import os
 import types
+from pathlib import Path
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
+from reach.kernels.cache import kernels_digest
+from reach.kernels.drawn import fill_caps
+from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.kernels.lcp import LemkeWork
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
-__all__ = ["numba_cuda", "available", "device_function", "kernel_source", "kernel_function", "sample_kernel",
-           "output_on", "without_contraction", "THREADS_PER_BLOCK"]
+__all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
+           "kernel_function", "sample_kernel", "output_on", "without_contraction", "THREADS_PER_BLOCK"]
 
 #: Threads per block of :func:`sample_kernel` (block sizes 32-256 ran alike in a direct port, quadruped touchdown).
 THREADS_PER_BLOCK = 64
 
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv) -> the sampling kernel
+_KERNELS = {}  # (modes, certify, n, m, nv, N or None) -> the sampling kernel
 
 
 def numba_cuda():
@@ -128,46 +135,113 @@ def _local(array):
     return f"cuda.local.array({tuple(int(d) for d in array.shape)!r}, {np.dtype(array.dtype).name})"
 
 
-def kernel_source(n, m, nv):
+def work_template(modes, n, m, nv):
+    """The :class:`StepWork` whose shapes a thread's local arrays take: :func:`make_step_work`'s, trimmed.
+
+    A thread's frame holds every array whether its path touches it or not,
+    so arrays that a kernel cannot reach are one entry long: the enumeration's
+    (``members``, ``A``, ``b``, ``x``) where neither contact modes nor the
+    enumeration fallback (LCP size at most :data:`FALLBACK_MAX_N`) run, and the
+    candidates of an enumerated step (``distinct``, ``codes``) without modes.
+    For the quadruped touchdown (random choice, n = 44) that leaves 16 KB of
+    the 93 KB out.
+    """
+    work = make_step_work(n, m, nv)
+    if modes is None:
+        work = work._replace(distinct=np.empty((1, nv)), codes=np.empty(1, dtype=np.int64))
+        if n > FALLBACK_MAX_N:
+            work = work._replace(members=np.empty(1, dtype=np.int64), A=np.empty((1, 1)), b=np.empty(1),
+                                 x=np.empty(1))
+    return work
+
+
+def kernel_source(modes, n, m, nv, N=None):
     """Source of the kernel for an LCP of size ``n``, ``m`` contacts and ``nv`` velocities.
 
-    ``samples(data, opts, P, first_index, out)``: thread ``s`` makes its
-    :class:`StepWork` of local arrays shaped as :func:`make_step_work`'s, and
-    runs sample ``first_index + s`` (``RUN``, ``MODES`` and ``CERTIFY`` are
-    bound by :func:`kernel_function`).
+    Thread ``s`` makes its :class:`StepWork` of local arrays shaped as
+    :func:`work_template`'s and runs sample ``first_index + s`` (``RUN``,
+    ``MODES`` and ``CERTIFY`` are bound by :func:`kernel_function`).  With
+    ``N`` None the kernel is ``samples(data, opts, P, first_index, out)``
+    and takes the sample's caps from row ``s`` of ``P``; with ``N`` steps it
+    is ``samples(data, opts, drawn, first_index, count, out)`` and the thread
+    draws its own caps (``FILL``: :func:`reach.kernels.drawn.fill_caps`, from
+    a :class:`~reach.kernels.drawn.DrawnCaps`).
     """
-    template = make_step_work(n, m, nv)
+    template = work_template(modes, n, m, nv)
     lemke = ", ".join(_local(a) for a in template.lemke)
     rest = ", ".join(_local(a) for a in template[1:])
-    return (f"def samples(data, opts, P, first_index, out):\n"
+    work = f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
+    if N is None:
+        return (f"def samples(data, opts, P, first_index, out):\n"
+                f"    s = cuda.grid(1)\n"
+                f"    if s < P.shape[0]:\n{work}"
+                f"        RUN(data, opts, P[s], s, first_index + s, out, work, MODES, CERTIFY)\n")
+    return (f"def samples(data, opts, drawn, first_index, count, out):\n"
             f"    s = cuda.grid(1)\n"
-            f"    if s < P.shape[0]:\n"
-            f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
-            f"        RUN(data, opts, P, s, first_index + s, out, work, MODES, CERTIFY)\n")
+            f"    if s < count:\n{work}"
+            f"        p = cuda.local.array(({int(N)}, {int(m)}), float64)\n"
+            f"        FILL(p, drawn.V, drawn.shift, drawn.sequence, drawn.caps, drawn.seed, first_index + s)\n"
+            f"        RUN(data, opts, p, s, first_index + s, out, work, MODES, CERTIFY)\n")
 
 
-def kernel_function(modes, certify, n, m, nv):
-    """The Python function :func:`sample_kernel` compiles: :func:`kernel_source`, its names bound."""
+def kernel_file(key, source):
+    """A module file holding ``source``, named by it, the kernel ``key`` and every kernel module's hash; or None.
+
+    Numba caches a compiled kernel on disk only if its source is a file
+    (next to it, in ``__pycache__``), and keys the cache on that file alone:
+    the name changes whenever the kernel, its key or any kernel it calls
+    does, so a cached kernel is never a stale one.  None where the package's
+    folder is read-only: the kernel then compiles in each process.
+    """
+    digest = hashlib.sha256(f"{kernels_digest()} {key!r}\n{source}".encode()).hexdigest()[:20]
+    path = Path(__file__).resolve().parent / "__pycache__" / "cuda" / f"sampling_kernel_{digest}.py"
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
+            partial.write_text(f"# reach's sampling kernel {key!r}, written by reach.kernels.device\n{source}")
+            partial.replace(path)
+    except OSError:
+        return None
+    return path
+
+
+def kernel_function(modes, certify, n, m, nv, N=None):
+    """The Python function :func:`sample_kernel` compiles (:func:`kernel_source`, its names bound), and
+    whether Numba may cache it on disk (its source is a :func:`kernel_file`)."""
     from numba import float64, int64
 
     names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
-             "int64": int64, "RUN": device_function(run_sample), "MODES": modes, "CERTIFY": certify}
-    exec(compile(kernel_source(n, m, nv), f"<reach sampling kernel n={n} m={m} nv={nv}>", "exec"), names)
-    return names["samples"]
+             "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
+             "MODES": modes, "CERTIFY": certify}
+    key = (modes, certify, n, m, nv, N)
+    source = kernel_source(modes, n, m, nv, N)
+    path = kernel_file(key, source)
+    if path is None:
+        exec(compile(source, f"<reach sampling kernel {key!r}>", "exec"), names)
+        return names["samples"], False
+    spec = importlib.util.spec_from_file_location(f"reach_cuda_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(names)
+    spec.loader.exec_module(module)
+    return module.samples, True
 
 
-def sample_kernel(modes, certify, n, m, nv):
-    """The CUDA kernel ``kernel[blocks, threads](data, opts, P, first_index, out)``.
+def sample_kernel(modes, certify, n, m, nv, N=None):
+    """The CUDA kernel: ``kernel[blocks, threads](data, opts, P, first_index, out)``, or with ``N``
+    ``kernel[blocks, threads](data, opts, drawn, first_index, count, out)`` (see :func:`kernel_source`).
 
     ``modes`` and ``certify`` are :func:`reach.kernels.routh.run_samples_kernel`'s
     (``None`` or ``True``): constants of the kernel, so a run of random or first
     choice compiles no contact-mode code, as on the CPU; ``n``, ``m``, ``nv``
-    size the work arrays.  Thread ``s`` fills row ``s`` of ``out`` (a
-    :class:`~reach.kernels.routh.SampleOutput`).
+    (and ``N``) size the work arrays.  Thread ``s`` fills row ``s`` of ``out`` (a
+    :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
+    and cached on disk (:func:`kernel_file`): a later process loads it.
     """
-    key = (modes, certify, n, m, nv)
+    key = (modes, certify, n, m, nv, N)
     if key not in _KERNELS:
-        _KERNELS[key] = numba_cuda().jit(kernel_function(*key))
+        function, cache = kernel_function(*key)
+        _KERNELS[key] = numba_cuda().jit(cache=cache)(function)
     return _KERNELS[key]
 
 

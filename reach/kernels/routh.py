@@ -357,14 +357,14 @@ def _accept(out, s, v, v_next, res, worst):
 
 
 @kernel
-def run_sample(data, opts, P, s, gidx, out, work, modes, certify):
-    """Algorithm 1 for row ``s`` of ``P`` (global sample index ``gidx``) plus Algorithm 2's closing step.
+def run_sample(data, opts, p, s, gidx, out, work, modes, certify):
+    """Algorithm 1 with caps ``p`` (N, m) for global sample index ``gidx``, plus Algorithm 2's closing step.
 
     Writes row ``s`` of ``out``; :func:`run_samples_kernel` calls it for
-    every row, and the GPU's kernel (:mod:`reach.kernels.device`) for its
-    thread's row.  See :func:`run_samples_kernel` for the arguments.
+    every row of its caps, and the GPU's kernel (:mod:`reach.kernels.device`)
+    for its thread's sample.  See :func:`run_samples_kernel` for the arguments.
     """
-    N = P.shape[1]
+    N = p.shape[0]
     m = data.Jn.shape[0]
     lam, v, v_next = work.lam, work.v, work.v_next
     for j in range(v.shape[0]):
@@ -387,7 +387,7 @@ def run_sample(data, opts, P, s, gidx, out, work, modes, certify):
         if step > N:  # still colliding after the closing step: not kept
             break
         for i in range(m):
-            lam[i] = opts.eps_lambda if step == N else opts.h * P[s, step, i]
+            lam[i] = opts.eps_lambda if step == N else opts.h * p[step, i]
         status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes, certify)
         solves += tries
         step += 1
@@ -428,4 +428,4 @@ def run_samples_kernel(data, opts, P, first_index, out, work, modes, certify):
     work : reach.kernels.routh_data.StepWork
     """
     for s in range(P.shape[0]):
-        run_sample(data, opts, P, s, first_index + s, out, work, modes, certify)
+        run_sample(data, opts, P[s], s, first_index + s, out, work, modes, certify)

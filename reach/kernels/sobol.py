@@ -28,7 +28,8 @@ import numpy as np
 from reach.kernels.jit import kernel
 from reach.kernels.rng import splitmix64
 
-__all__ = ["BITS", "MAX_DIM", "direction_numbers", "scrambled_directions", "sobol_points"]
+__all__ = ["BITS", "MAX_DIM", "direction_numbers", "scrambled_directions", "sobol_points", "sobol_points_at",
+           "sobol_coordinate"]
 
 BITS = 30            #: bits per coordinate (indices up to 2^30)
 MAX_DIM = 21201      #: dimensions covered by the Joe-Kuo table
@@ -136,6 +137,21 @@ def _point_at(V, shift, index, state):
             gg >>= np.uint64(1)
             b += 1
         state[d] = x
+
+
+@kernel(inline="always")
+def sobol_coordinate(V, shift, index, d):
+    """Coordinate ``d`` of the point at ``index``, in [0, 1): :func:`_point_at`'s, one coordinate alone."""
+    i = np.uint64(index)
+    g = i ^ (i >> np.uint64(1))
+    x = shift[d]
+    b = 0
+    while g:
+        if g & np.uint64(1):
+            x ^= V[d, b]
+        g >>= np.uint64(1)
+        b += 1
+    return x * (1.0 / (1 << BITS))
 
 
 @kernel

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.kernels.drawn import EXTREMES_POWER, extreme_caps
 from reach.kernels.rng import CAPS_STREAM, uniform_block, uniform_rows
 
 __all__ = ["draw_caps", "draw_caps_at", "EXTREMES_POWER"]
-
-#: Exponent of the "extremes" cap transform (see :func:`draw_caps`).
-EXTREMES_POWER = 5.0
 
 
 def draw_caps(m, N, start, count, *, seed=0, sequence="sobol", caps="uniform"):
@@ -54,11 +52,10 @@ def draw_caps_at(m, N, indices, *, seed=0, sequence="sobol", caps="uniform"):
 
 
 def _extreme(P):
-    E = np.where(P < 0.5, 0.5 * (2.0 * P) ** EXTREMES_POWER, 1.0 - 0.5 * (2.0 * (1.0 - P)) ** EXTREMES_POWER)
     # caps within 1e-6 of 0 or 1 are taken exactly: a contact held back (or let go) for a
     # step, and no near-degenerate LCP whose data span nine orders of magnitude
-    E[E < 1e-6] = 0.0
-    E[E > 1.0 - 1e-6] = 1.0
+    E = np.ascontiguousarray(P, dtype=np.float64).copy()
+    extreme_caps(E)
     return E
 
 

@@ -105,7 +105,7 @@ def run_chunk(plan, start, count, caps=None, device=None):
     checkpointing.  Inside, samples run in blocks whose caps fit
     :data:`CAP_BUDGET`; stored paths are trimmed to the longest path taken.
     ``device``: a :class:`reach.sampling.gpu.Gpu` runs the blocks instead of
-    this process's CPU (the caps are drawn here either way).
+    this process's CPU, and draws their caps too unless ``caps`` are given.
     """
     problem, settings = plan.problem, plan.settings
     N, m, nv = settings.max_steps, problem.m, problem.nv
@@ -113,7 +113,7 @@ def run_chunk(plan, start, count, caps=None, device=None):
         block = max(1, min(count, CAP_BUDGET // ((N + 2) * (m + nv))))  # caps and path rows of a block
         work = make_step_work(problem.lcp_size, m, nv)
     else:
-        block = max(1, min(count, device.block_size(problem, N)))
+        block = max(1, min(count, device.block_size(problem, N, drawn=caps is None)))
     keep = max(0, min(settings.keep_paths - start, count))
     chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
              for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
@@ -122,17 +122,19 @@ def run_chunk(plan, start, count, caps=None, device=None):
     t0, c0 = time.perf_counter(), time.process_time()
     for a in range(0, count, block):
         b = min(count, a + block)
-        if caps is None:
+        if caps is not None:
+            P = np.ascontiguousarray(caps[a:b] / QUANT)
+        elif device is None:
             P = draw_caps(m, N, start + a, b - a, seed=settings.seed, sequence=settings.sequence,
                           caps=settings.caps)
         else:
-            P = np.ascontiguousarray(caps[a:b] / QUANT)
+            P = None  # the device draws them, each thread its own
         keep_here = max(0, min(keep - a, b - a))
         if device is None:
             out = allocate_output(b - a, nv, keep_here, N + 2)
             run_samples_kernel(plan.data, plan.options, P, start + a, out, work, *plan.flags)
         else:
-            out = device.run(plan, P, start + a, keep_here, N + 2)
+            out = device.run(plan, P, start + a, keep_here, N + 2, count=b - a)
         for name in SAMPLE_FIELDS:
             chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))

@@ -2,15 +2,17 @@
 
 A :class:`Gpu` runs blocks of samples with :func:`reach.kernels.device.sample_kernel`,
 one thread a sample.  The engine's :func:`~reach.sampling.engine.run_chunk`
-draws the caps as on the CPU (from (seed, index), or a directed round's
-chosen caps) and hands each block to :meth:`Gpu.run` instead of the CPU
-kernel, so a chunk, its checkpoint file and the set are the same whichever
-runs it.
+hands each block to :meth:`Gpu.run` instead of the CPU kernel, so a chunk,
+its checkpoint file and the set are the same whichever runs it.  A block of
+consecutive samples (uniform sampling, a directed run's first round) draws its
+caps on the device, each thread its own from (seed, index), as the host would
+(:mod:`reach.kernels.drawn`); a directed round's children bring the caps the
+host chose.
 
-A block holds as many samples as :data:`CAP_NUMBERS` caps allow (they go to
-the device a block at a time) and at most :data:`MAX_BLOCK`; each thread's
-work arrays are local to it (:mod:`reach.kernels.device`).  The problem's data
-goes to the device once a run.
+A block holds at most :data:`MAX_BLOCK` samples, and where the caps come from
+the host as many as :data:`CAP_NUMBERS` caps allow; each thread's work arrays
+are local to it (:mod:`reach.kernels.device`).  The problem's data goes to the
+device once a run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 import numpy as np
 
 from reach.kernels import device as kernels_device
+from reach.kernels.drawn import drawn_caps
 from reach.kernels.routh import SampleOutput
 
 __all__ = ["Gpu", "NoGpuError", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
@@ -71,26 +74,37 @@ class Gpu:
             return "simulator"
         return name.decode() if isinstance(name, bytes) else str(name)
 
-    def block_size(self, problem, max_steps):
-        """Samples a launch: as many as :data:`CAP_NUMBERS` caps allow, at most :data:`MAX_BLOCK`."""
-        return max(1, min(MAX_BLOCK, CAP_NUMBERS // (max_steps * problem.m)))
+    def block_size(self, problem, max_steps, drawn=False):
+        """Samples a launch: at most :data:`MAX_BLOCK`, and as many as :data:`CAP_NUMBERS` caps allow
+        where the caps come from the host (not ``drawn`` on the device)."""
+        return MAX_BLOCK if drawn else max(1, min(MAX_BLOCK, CAP_NUMBERS // (max_steps * problem.m)))
 
-    def run(self, plan, P, first_index, keep, path_rows):
-        """Samples ``first_index ..`` of caps ``P`` (S, N, m) on the device; a host :class:`SampleOutput`."""
+    def run(self, plan, P, first_index, keep, path_rows, count=None):
+        """Samples ``first_index ..`` on the device; a host :class:`SampleOutput`.
+
+        With caps ``P`` (S, N, m) the samples take theirs; with ``P`` None,
+        ``count`` samples each draw their own on the device from (seed, index)
+        (:func:`reach.kernels.drawn.fill_caps`: the caps the host would draw).
+        """
         cuda = self.cuda
         problem = plan.problem
-        S, nv = P.shape[0], problem.nv
+        S, nv = (count if P is None else P.shape[0]), problem.nv
         data = self._device_data(plan)
         out = kernels_device.output_on(S, nv, keep, path_rows, lambda shape, dtype: cuda.device_array(shape, dtype))
         out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
-        kernel = kernels_device.sample_kernel(*plan.flags, problem.lcp_size, problem.m, nv)
+        N = plan.settings.max_steps if P is None else None
+        kernel = kernels_device.sample_kernel(*plan.flags, problem.lcp_size, problem.m, nv, N)
         threads = kernels_device.THREADS_PER_BLOCK
         t0 = time.perf_counter()
-        caps = cuda.to_device(np.ascontiguousarray(P))
+        caps = self._drawn(plan) if P is None else cuda.to_device(np.ascontiguousarray(P))
         cuda.synchronize()
         t1 = time.perf_counter()
+        grid = (S + threads - 1) // threads
         with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
-            kernel[(S + threads - 1) // threads, threads](data, plan.options, caps, first_index, out)
+            if P is None:
+                kernel[grid, threads](data, plan.options, caps, first_index, S, out)
+            else:
+                kernel[grid, threads](data, plan.options, caps, first_index, out)
         cuda.synchronize()
         t2 = time.perf_counter()
         host = SampleOutput(*[a.copy_to_host() for a in out])
@@ -98,8 +112,17 @@ class Gpu:
         DEVICE_SECONDS["transfer"] += (t1 - t0) + (time.perf_counter() - t2)
         return host
 
+    def _drawn(self, plan):
+        """The run's :class:`~reach.kernels.drawn.DrawnCaps` on the device (copied once a run)."""
+        st = plan.settings
+        key = ("caps", id(plan.data), st.seed, st.sequence, st.caps, st.max_steps)
+        if key not in self._data:
+            drawn = drawn_caps(plan.problem.m, st.max_steps, seed=st.seed, sequence=st.sequence, caps=st.caps)
+            self._data[key] = (plan.data, _to_device(self.cuda, drawn))
+        return self._data[key][1]
+
     def _device_data(self, plan):
         key = id(plan.data)
-        if key not in self._data:
-            self._data = {key: (plan.data, _to_device(self.cuda, plan.data))}  # one run's data at a time
+        if key not in self._data:  # one run's data at a time (a new run's data drops the last one's caps too)
+            self._data = {key: (plan.data, _to_device(self.cuda, plan.data))}
         return self._data[key][1]

@@ -33,15 +33,16 @@ SIMULATED = textwrap.dedent("""
     from reach import sample_post_impact_set
     from reach.kernels.routh import SAMPLE_FIELDS
     report = {}
-    for name, choice, strategy in json.loads(sys.argv[1]):
+    for name, choice, strategy, *caps in json.loads(sys.argv[1]):  # caps: (sequence, distribution) if not default
         s = scenarios.get(name)
         kw = dict(completeness=False, seed=7, solution_choice=choice, strategy=strategy, keep_paths=8)
+        kw.update(zip(("sequence", "caps"), caps[0]) if caps else ())
         n = 128 if strategy == "uniform" else 320
         cpu = sample_post_impact_set(s.problem, n, s.h, s.N, **kw)
         gpu = sample_post_impact_set(s.problem, n, s.h, s.N, backend="cuda", **kw)
         same = {f: bool(np.array_equal(getattr(cpu, f), getattr(gpu, f))) for f in
                 ("all_velocities", "lcp_solves", "terminated", "kept", "sample_status", "residual")}
-        report[f"{name} {choice} {strategy}"] = dict(same, paths=len(cpu.paths) == len(gpu.paths) and all(
+        report[f"{name} {choice} {strategy} {caps}"] = dict(same, paths=len(cpu.paths) == len(gpu.paths) and all(
             np.array_equal(a, b) for a, b in zip(cpu.paths, gpu.paths)),
                                                      executor=gpu.metadata["executor"], n_kept=len(gpu))
     print(json.dumps(report))
@@ -63,7 +64,8 @@ def _simulate(cases):
 
 def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
     cases = [("rocking-block", "random", "directed"), ("compass-gait", "exact", "uniform"),
-             ("disk-stack", "random", "uniform"), ("box-wall", "first", "uniform"),
+             ("disk-stack", "random", "uniform"), ("box-wall", "first", "uniform", ("uniform", "broad")),
+             ("rocking-block", "first", "uniform", ("sobol", "extremes")),
              ("compass-gait", "walk", "uniform")]  # walk choice hops at the compass gait's three-solution steps
     report = _simulate(cases)
     for case, r in report.items():
@@ -187,11 +189,13 @@ def _nvvm():
         return False
 
 
-def _kernel_ptx(monkeypatch, name, choice):
-    """PTX of the sampling kernel for scenario ``name`` and ``choice``, for a Hopper GPU (cc 9.0)."""
+def _kernel_ptx(monkeypatch, name, choice, drawn=False):
+    """PTX of the sampling kernel for scenario ``name`` and ``choice``, for a Hopper GPU (cc 9.0);
+    ``drawn``: the kernel whose threads draw their own caps."""
     import numba
     import scenarios
     from reach.kernels import device
+    from reach.kernels.drawn import drawn_caps
     from reach.sampling.engine import Plan
 
     cuda = device.numba_cuda()
@@ -201,8 +205,12 @@ def _kernel_ptx(monkeypatch, name, choice):
     s = scenarios.get(name)
     plan = Plan(s.problem, SamplingSettings(64, s.h, s.N, solution_choice=choice))
     p, S = s.problem, 64
-    args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, device.output_on(S, p.nv, 4, s.N + 2, np.zeros))
-    kernel = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv)
+    out = device.output_on(S, p.nv, 4, s.N + 2, np.zeros)
+    if drawn:
+        args = (plan.data, plan.options, drawn_caps(p.m, s.N, seed=3, caps="mixed"), 0, S, out)
+    else:
+        args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, out)
+    kernel, _ = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv, s.N if drawn else None)
     ptx, _ = cuda.compile_ptx(kernel, tuple(numba.typeof(a) for a in args), cc=(9, 0))
     return ptx
 
@@ -219,6 +227,31 @@ def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
 
 
 @pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+def test_the_kernel_that_draws_its_own_caps_compiles_to_ptx(monkeypatch):
+    ptx = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=True)
+    assert ".visible .entry" in ptx and "samples" in ptx
+    assert "xor.b64" in ptx  # the Sobol point's Gray code, on the device
+
+
+def test_a_threads_frame_leaves_out_the_arrays_its_kernel_cannot_reach():
+    """Random choice at n = 44 (the quadruped) has neither enumeration nor candidates; exact choice keeps both."""
+    from reach.kernels.device import work_template
+    from reach.kernels.enumeration import FALLBACK_MAX_N
+    from reach.kernels.routh_data import make_step_work
+
+    def size(work):
+        return sum(a.nbytes for a in (*work.lemke, *work[1:]))
+
+    full, lean = make_step_work(44, 4, 18), work_template(None, 44, 4, 18)
+    assert size(full) - size(lean) >= 44 * 44 * 8 and lean.A.size == 1 and lean.distinct.shape == (1, 18)
+    assert all(a.shape == b.shape for a, b in zip(full.lemke, lean.lemke))
+    small = work_template(None, FALLBACK_MAX_N, 2, 3)  # the enumeration fallback runs there
+    assert small.A.shape == (FALLBACK_MAX_N, FALLBACK_MAX_N) and small.distinct.shape == (1, 3)
+    exact = work_template(True, 44, 4, 18)
+    assert all(a.shape == b.shape for a, b in zip(exact[1:], full[1:]))
+
+
+@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
 def test_without_contraction_the_kernel_has_only_the_math_librarys_fused_multiply_adds(monkeypatch):
     """NVVM fuses ``a * b + c`` unless told not to; inside ``without_contraction`` only libdevice's own remain.
 
@@ -231,3 +264,15 @@ def test_without_contraction_the_kernel_has_only_the_math_librarys_fused_multipl
     with device.without_contraction():
         strict = _kernel_ptx(monkeypatch, "rocking-block", "random").count("fma.rn.f64")
     assert fused > 2 * strict, (fused, strict)
+
+
+def test_a_kernel_file_is_named_by_its_source_key_and_the_kernel_modules():
+    """Numba keys its disk cache on the kernel's file alone: a different key or source must be another file."""
+    from reach.kernels.device import kernel_file, kernel_source
+
+    source = kernel_source(None, 10, 2, 3)
+    path = kernel_file((None, None, 10, 2, 3, None), source)
+    assert path is not None and path.read_text().endswith(source)
+    assert kernel_file((None, None, 10, 2, 3, None), source) == path
+    assert kernel_file((None, True, 10, 2, 3, None), source) != path  # same source, another kernel
+    assert kernel_file((None, None, 10, 2, 3, 4), kernel_source(None, 10, 2, 3, 4)) != path
