@@ -41,12 +41,12 @@ print(f"{sys.argv[1]}: GPU kernels compiled in {time.perf_counter() - t:.1f} s",
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
   warm > "$OUT/warm.log" 2>&1 &
-  for c in rocking-block disk-stack quadruped; do timeout 300 bash -c "$(declare -f compile_gpu); compile_gpu $c" & done > "$OUT/compile.log" 2>&1
+  for c in rocking-block disk-stack quadruped; do timeout 200 bash -c "$(declare -f compile_gpu); compile_gpu $c" & done > "$OUT/compile.log" 2>&1
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
   date -u
-  timeout 420 reach bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
+  timeout 330 reach bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
   date -u
   if [[ $PARTS == *parallel* ]]; then
     timeout 140 reach bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"

@@ -60,7 +60,7 @@ __all__ = ["numba_cuda", "available", "device_function", "work_template", "kerne
 THREADS_PER_BLOCK = 64
 
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv, N or None) -> the sampling kernel
+_KERNELS = {}  # (modes, certify, n, m, nv, N or None) -> (the sampling kernel, cached on disk?)
 
 
 def numba_cuda():
@@ -227,7 +227,7 @@ def kernel_function(modes, certify, n, m, nv, N=None):
     return module.samples, True
 
 
-def sample_kernel(modes, certify, n, m, nv, N=None):
+def sample_kernel(modes, certify, n, m, nv, N=None, cache=True):
     """The CUDA kernel: ``kernel[blocks, threads](data, opts, P, first_index, out)``, or with ``N``
     ``kernel[blocks, threads](data, opts, drawn, first_index, count, out)`` (see :func:`kernel_source`).
 
@@ -236,13 +236,14 @@ def sample_kernel(modes, certify, n, m, nv, N=None):
     choice compiles no contact-mode code, as on the CPU; ``n``, ``m``, ``nv``
     (and ``N``) size the work arrays.  Thread ``s`` fills row ``s`` of ``out`` (a
     :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
-    and cached on disk (:func:`kernel_file`): a later process loads it.
+    and cached on disk (:func:`kernel_file`) unless ``cache`` is false: a later
+    process loads it.  ``cache=False`` replaces a cached kernel of this key.
     """
     key = (modes, certify, n, m, nv, N)
-    if key not in _KERNELS:
-        function, cache = kernel_function(*key)
-        _KERNELS[key] = numba_cuda().jit(cache=cache)(function)
-    return _KERNELS[key]
+    if key not in _KERNELS or (not cache and _KERNELS[key][1]):
+        function, on_disk = kernel_function(*key)
+        _KERNELS[key] = (numba_cuda().jit(cache=on_disk and cache)(function), on_disk and cache)
+    return _KERNELS[key][0]
 
 
 def output_on(count, nv, keep, path_rows, allocate):

@@ -17,7 +17,9 @@ device once a run.
 
 from __future__ import annotations
 
+import pickle
 import time
+import warnings
 
 import numpy as np
 
@@ -92,19 +94,21 @@ class Gpu:
         data = self._device_data(plan)
         out = kernels_device.output_on(S, nv, keep, path_rows, lambda shape, dtype: cuda.device_array(shape, dtype))
         out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
-        N = plan.settings.max_steps if P is None else None
-        kernel = kernels_device.sample_kernel(*plan.flags, problem.lcp_size, problem.m, nv, N)
+        key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None)
         threads = kernels_device.THREADS_PER_BLOCK
         t0 = time.perf_counter()
         caps = self._drawn(plan) if P is None else cuda.to_device(np.ascontiguousarray(P))
         cuda.synchronize()
         t1 = time.perf_counter()
-        grid = (S + threads - 1) // threads
+        args = (data, plan.options, caps, first_index, S, out) if P is None else (data, plan.options, caps,
+                                                                                    first_index, out)
         with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
-            if P is None:
-                kernel[grid, threads](data, plan.options, caps, first_index, S, out)
-            else:
-                kernel[grid, threads](data, plan.options, caps, first_index, out)
+            try:
+                kernels_device.sample_kernel(*key)[(S + threads - 1) // threads, threads](*args)
+            except (pickle.PicklingError, RuntimeError, OSError) as exc:  # the disk cache failed: without it
+                warnings.warn(f"the GPU kernel could not be cached on disk ({exc}); it is compiled in each "
+                              "process", RuntimeWarning, stacklevel=2)
+                kernels_device.sample_kernel(*key, cache=False)[(S + threads - 1) // threads, threads](*args)
         cuda.synchronize()
         t2 = time.perf_counter()
         host = SampleOutput(*[a.copy_to_host() for a in out])

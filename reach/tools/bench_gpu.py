@@ -10,7 +10,7 @@ one process:
   (``strategy="uniform"``, random choice, wall time of the engine's run), and
   the kernel's own seconds in it (each thread draws its caps);
 * first choice (the covering vector of ones, the direct port's path) at the
-  largest batch, the kernel's rate at other block sizes, and with Lemke's
+  first batch size, the kernel's rate at other block sizes, and with Lemke's
   dense tableau instead of the revised method;
 * one CPU core's samples a second on a smaller batch, in CPU time;
 * their ratio, and the rate of the default directed sampling on the GPU
@@ -118,15 +118,16 @@ def _kernel_resources(n):
     from reach.kernels import device as kernels_device
 
     found = {}
-    for key, kernel in kernels_device._KERNELS.items():
+    for key, (kernel, _) in kernels_device._KERNELS.items():
         if key[2] != n:
             continue
+        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}"
         try:
             regs, local = kernel.get_regs_per_thread(), kernel.get_local_mem_per_thread()
             one = (lambda v: max(v.values()) if isinstance(v, dict) else v)  # keyed by signature: one here
-            found[str(key[:2])] = {"registers": int(one(regs)), "local_bytes": int(one(local))}
+            found[name] = {"registers": int(one(regs)), "local_bytes": int(one(local))}
         except Exception as exc:  # the simulator has neither
-            found[str(key[:2])] = {"unknown": type(exc).__name__}
+            found[name] = {"unknown": type(exc).__name__}
     return found
 
 
@@ -168,7 +169,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
                      "transfer_s": device["transfer"], "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
         print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
               f"{device['kernel']:.2f} s, transfers {device['transfer']:.2f} s)", flush=True)
-    first = _rates(problem, sizes[-1], h, N, dict(common, solution_choice="first"))
+    first = _rates(problem, sizes[0], h, N, dict(common, solution_choice="first"))
     threads = _threads_sweep(problem, sizes[0], h, N, common)
     methods = _method_rates(problem, sizes[0], h, N)
     directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
