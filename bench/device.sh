@@ -3,8 +3,8 @@
 # machine with a GPU and 16 cores (the `device` tool runs it on a copy of the checkout: no install,
 # numba-cuda already there).
 #   bash bench/device.sh     # writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
-# First, one process a case compiles that case's GPU kernels (both: caps drawn on the device, and caps
-# from the host for a directed run's later rounds) at the same time, and Numba caches them on disk
+# First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
+# from the host for a directed run's later rounds), all at the same time, and Numba caches them on disk
 # (reach.kernels.device.kernel_file); then `reach bench --gpu` loads them, so its "compile" column is the
 # load from the disk cache in a new process.  Each part has its own time limit.
 set -uo pipefail
@@ -12,7 +12,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
-reach() { python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
+REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
   python3 -W ignore -c '
 import time, scenarios
@@ -26,30 +26,39 @@ for p, h, N in ((g.problem, g.h, g.N), (quadruped_touchdown(), 1.0, 10)):
                            solution_choice="random", keep_paths=0)
 print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
 }
-compile_gpu() {  # $1: a case of reach.tools.bench_gpu; its GPU kernels, compiled and cached on disk
+compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn or host; that GPU kernel, compiled and cached on disk
   python3 -W ignore -c '
 import sys, time
-from reach import sample_post_impact_set
+import numpy as np
+from reach.sampling.engine import Plan
+from reach.sampling.gpu import Gpu
+from reach.sampling.settings import SamplingSettings
 from reach.tools.bench_gpu import problem_case
 problem, h, N = problem_case(sys.argv[1])
+plan = Plan(problem, SamplingSettings(64, h, N))
 t = time.perf_counter()
-sample_post_impact_set(problem, 4096, h, N, backend="cuda", completeness=False, solution_choice="random")
-print(f"{sys.argv[1]}: GPU kernels compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1"
+P = None if sys.argv[2] == "drawn" else np.full((64, N, problem.m), 0.5)
+Gpu().run(plan, P, 0, 0, N + 2, count=64)
+print(f"{sys.argv[1]}: GPU kernel (caps {sys.argv[2]}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
 }
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
+  if [[ $PARTS != *bench-only* ]]; then
   warm > "$OUT/warm.log" 2>&1 &
-  for c in rocking-block disk-stack quadruped; do timeout 200 bash -c "$(declare -f compile_gpu); compile_gpu $c" & done > "$OUT/compile.log" 2>&1
+  for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps" &
+  done; done > "$OUT/compile.log" 2>&1
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
+  fi
   ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
   date -u
-  timeout 330 reach bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
+  timeout 300 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
   date -u
   if [[ $PARTS == *parallel* ]]; then
-    timeout 140 reach bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
+    timeout 140 "${REACH[@]}" bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
     date -u
   fi
 } 2>&1 | tee "$OUT/log"

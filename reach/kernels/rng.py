@@ -24,7 +24,7 @@ import numpy as np
 from reach.kernels.jit import kernel
 
 __all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "uniform_block", "uniform_rows",
-           "log_uniform_fill", "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "WALK_STREAM",
+           "log_uniform_fill", "portable_exp", "portable_log", "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "WALK_STREAM",
            "RETRY_STREAM"]
 
 #: Stream of the caps drawn by counter-based random numbers.
@@ -88,9 +88,57 @@ def uniform_block(seed, stream, start, out):
             out[s, j] = uniform_at(state, j)
 
 
+#: ln 2 split in two: ``LN2_HI`` has 21 trailing zero bits, so ``k * LN2_HI`` is exact for ``|k| < 2^21``.
+LN2_HI = 0.6931471803691238
+LN2_LO = 1.9082149292705877e-10
+
+
+@kernel(inline="always")
+def portable_exp(x):
+    """``exp(x)`` for ``|x| <= 700`` from additions, multiplications and one division: the same bits on
+    every machine (relative error about 1e-15).
+
+    The C library's ``exp`` differs between libraries and CPUs, and CUDA's
+    (libdevice) from both, in the last bit; a covering vector drawn with it
+    could tip a near-tie in Lemke's ratio test on one machine and not on
+    another.  ``x = k ln 2 + r``, ``|r| <= ln 2 / 2``: a degree-13 Taylor
+    polynomial of ``r``, then ``k`` exact doublings or halvings.
+    """
+    k = math.floor(x * 1.4426950408889634 + 0.5)
+    r = (x - k * LN2_HI) - k * LN2_LO
+    p = 1.0
+    for j in range(13, 0, -1):
+        p = 1.0 + p * r / j
+    for _ in range(int(abs(k))):
+        p = p * 2.0 if k > 0 else p * 0.5
+    return p
+
+
+@kernel(inline="always")
+def portable_log(x):
+    """``log(x)`` for ``x > 0`` (and below 2^1000) from exact halvings and the series of ``atanh``: the same
+    bits on every machine (see :func:`portable_exp`)."""
+    k = 0
+    while x >= 1.5:
+        x *= 0.5
+        k += 1
+    while x < 0.75:
+        x *= 2.0
+        k -= 1
+    t = (x - 1.0) / (x + 1.0)  # |t| <= 1/5
+    t2 = t * t
+    acc = 0.0
+    for j in range(27, 0, -2):
+        acc = 1.0 / j + t2 * acc
+    return (2.0 * t * acc + k * LN2_LO) + k * LN2_HI
+
+
 @kernel(inline="always")
 def log_uniform_fill(d, ratio, state, base):
-    """Fill ``d`` with log-uniform numbers in ``[1/ratio, ratio]``: coordinates ``base + i`` of a :func:`stream_state`."""
-    logr = math.log(ratio)
+    """Fill ``d`` with log-uniform numbers in ``[1/ratio, ratio]``: coordinates ``base + i`` of a :func:`stream_state`.
+
+    By :func:`portable_log` and :func:`portable_exp`: a GPU draws the CPU's covering vectors bit for bit.
+    """
+    logr = portable_log(ratio)
     for i in range(d.shape[0]):
-        d[i] = math.exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
+        d[i] = portable_exp(logr * (2.0 * uniform_at(state, base + i) - 1.0))
