@@ -2,7 +2,7 @@
 # The device checks of issue 40 (and, with PARTS=parallel, issue 39's 16 cores), as one command for a
 # machine with a GPU and 16 cores (the `device` tool runs it on a copy of the checkout: no install,
 # numba-cuda already there).
-#   bash bench/device.sh     # writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
+#   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), all at the same time, and Numba caches them on disk
 # (reach.kernels.device.kernel_file); then `reach bench --gpu` loads them, so its "compile" column is the

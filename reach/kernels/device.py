@@ -24,9 +24,11 @@ change here.
 
 Samples are independent and keyed by their global index, so a GPU's set is
 the CPU's set: bit for bit under Numba's CUDA simulator
-(``NUMBA_ENABLE_CUDASIM=1``, which CI runs), and on a device up to CUDA's
-``exp``/``log`` (within an ulp of the C library's; the kernel is compiled
-without fused multiply-adds, :func:`without_contraction`).
+(``NUMBA_ENABLE_CUDASIM=1``, which CI runs); on a device the kernel is
+compiled without fused multiply-adds or link-time optimization
+(:func:`without_contraction`) and calls no transcendental function, so that
+its arithmetic is the CPU's operation for operation (``REACH_GPU_FUSED=1``
+trades that for speed, :data:`FUSED`).
 
 ``numba.cuda`` is imported on first use, never at import time: the CPU
 install needs no CUDA.  numba-cuda 0.30 still overloads ``np.row_stack``,
@@ -43,6 +45,7 @@ import os
 import types
 from pathlib import Path
 
+import numba
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
@@ -54,10 +57,14 @@ from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "sample_kernel", "output_on", "without_contraction", "THREADS_PER_BLOCK"]
+           "kernel_function", "sample_kernel", "output_on", "without_contraction", "THREADS_PER_BLOCK", "FUSED"]
 
-#: Threads per block of :func:`sample_kernel` (block sizes 32-256 ran alike in a direct port, quadruped touchdown).
+#: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200, reach bench --gpu).
 THREADS_PER_BLOCK = 64
+
+#: ``REACH_GPU_FUSED=1``: compile with numba-cuda's defaults, link-time optimization and fused multiply-adds
+#: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
+FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
 _DEVICE = {}   # a kernel's py_func -> its device function
 _KERNELS = {}  # (modes, certify, n, m, nv, N or None) -> (the sampling kernel, cached on disk?)
@@ -77,12 +84,17 @@ def without_contraction():
     """Inside, the CUDA compiler (NVVM) keeps ``a * b + c`` as two roundings (``-fma=0``), as the CPU's does.
 
     NVVM contracts multiply-adds by default, and Numba's ``cuda.jit`` has no
-    switch for it.  Without contraction the GPU's arithmetic is the CPU's
-    except for libdevice's ``exp`` and ``log`` (measured on an H200: the same
-    velocity gaps and speeds as with it; the LCP counts that differ on a few
-    samples come from ``exp``, see docs/performance.md).  A kernel compiles at
-    its first launch, so :meth:`reach.sampling.gpu.Gpu.run` launches inside
-    this.  Under the simulator, which compiles nothing, it does nothing.
+    switch for it.  This holds only where NVVM writes the final PTX: with
+    link-time optimization (numba-cuda's default where nvJitLink is installed)
+    nvJitLink generates the code again and contracts (6,391 ``DFMA`` in the
+    SASS of the rocking block's kernel on an H200, 2026-11-26), and cuda.core
+    passes its ``fma`` option as ``-fma=false``, which NVVM refuses.  So
+    :func:`sample_kernel` compiles without LTO unless :data:`FUSED`.  The
+    kernels call no ``exp``, ``log`` or ``pow`` (whose libdevice versions
+    differ from the C library's), so without contraction the PTX has no
+    ``fma`` (tested).  A kernel compiles at its first launch, so
+    :meth:`reach.sampling.gpu.Gpu.run` launches inside this.  Under the
+    simulator, which compiles nothing, it does nothing.
     """
     try:
         from numba.cuda.cudadrv import nvvm
@@ -193,7 +205,7 @@ def kernel_file(key, source):
     does, so a cached kernel is never a stale one.  None where the package's
     folder is read-only: the kernel then compiles in each process.
     """
-    digest = hashlib.sha256(f"{kernels_digest()} {key!r}\n{source}".encode()).hexdigest()[:20]
+    digest = hashlib.sha256(f"{kernels_digest()} {key!r} fused={FUSED}\n{source}".encode()).hexdigest()[:20]
     path = Path(__file__).resolve().parent / "__pycache__" / "cuda" / f"sampling_kernel_{digest}.py"
     try:
         if not path.exists():
@@ -242,7 +254,10 @@ def sample_kernel(modes, certify, n, m, nv, N=None, cache=True):
     key = (modes, certify, n, m, nv, N)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
-        _KERNELS[key] = (numba_cuda().jit(cache=on_disk and cache)(function), on_disk and cache)
+        # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;
+        # the simulator takes no ``lto``
+        link = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False}
+        _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **link), on_disk and cache)
     return _KERNELS[key][0]
 
 

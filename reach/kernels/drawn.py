@@ -26,8 +26,9 @@ __all__ = ["EXTREMES_POWER", "SEQUENCE_CODES", "CAPS_CODES", "DrawnCaps", "drawn
 
 #: Exponent of the "extremes" cap transform (see :func:`reach.sampling.caps.draw_caps`), taken by multiplications.
 EXTREMES_POWER = 5
-#: Kernel codes of the cap sequences and distributions of :class:`reach.sampling.settings.SamplingSettings`.
+#: Kernel codes of the cap sequences of :class:`reach.sampling.settings.SamplingSettings`.
 SEQUENCE_CODES = {"sobol": 0, "uniform": 1}
+#: Kernel codes of its cap distributions.
 CAPS_CODES = {"uniform": 0, "extremes": 1, "mixed": 2, "broad": 3}
 
 

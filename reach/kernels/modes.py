@@ -45,10 +45,20 @@ from reach.kernels.linalg import invert
 __all__ = ["MODES", "CERTIFY_TOL", "MAX_CERTIFIED_CONTACTS", "MAX_STORED_PIECES", "CERTIFY_MIN_CONTACTS",
            "contact_rows", "assemble", "admissible_along", "admissible", "contact_data", "decode", "piece_signs",
            "piece_inverses", "piece_point", "uncapped", "maybe_non_unique", "certificate_data",
-           "certified_unique", "count_flagged"]
+           "certified_unique", "count_flagged", "piece_count"]
 
 #: Modes per contact: none, and {capped, free} x {stick, slide +, slide -}.
 MODES = 7
+
+
+@kernel(inline="always")
+def piece_count(m):
+    """``MODES ** m`` by multiplications (Numba compiles an integer power with a float ``pow`` for
+    negative exponents, which on a GPU is libdevice's)."""
+    total = 1
+    for _ in range(m):
+        total *= MODES
+    return total
 
 
 @kernel(inline="always")

@@ -32,7 +32,7 @@ import numpy as np
 from reach.kernels.linalg import solve_dense
 from reach.kernels.jit import kernel
 from reach.kernels.lcp import NUMERICAL
-from reach.kernels.modes import MODES, admissible, assemble, contact_data, contact_rows
+from reach.kernels.modes import MODES, admissible, assemble, contact_data, contact_rows, piece_count
 from reach.kernels.rng import PICK_STREAM, hashed_uniform
 from reach.kernels.routh_data import apply_impulse, certified, fill_q
 from reach.kernels.verify import clip_and_measure
@@ -255,7 +255,7 @@ def piece_step(data, v, lam, opts, work, v_next):
     m = data.Jn.shape[0]
     vn0, vt0, mu = work.contact[0], work.contact[1], work.contact[2]
     tol = ENUMERATION_TOL * contact_data(data, v, vn0, vt0, mu)
-    total = MODES ** m
+    total = piece_count(m)
     W, inv = data.lcp.M, data.mode_inv
     rows, nrows, cond, pmask = data.piece_rows, data.piece_nrows, data.piece_cond, data.piece_mask
     tabled = nrows.shape[0] > 0
@@ -311,7 +311,7 @@ def mode_step(data, v, lam, opts, sample, step, work, v_next):
     tabled = nrows.shape[0] > 0
     sv = work.s
     zero_mask = _step_vector(m, vn0, vt0, lam, sv)
-    total, code = MODES ** m, -1
+    total, code = piece_count(m), -1
     contacts = (vn0, vt0, lam, mu)
     while True:
         if tabled:  # jump to the next piece that meets its inequalities

@@ -176,7 +176,10 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
     cpu = sample_post_impact_set(problem, cpu_samples, h, N, n_jobs=1, strategy="uniform", **common)
     gpu_rate = runs[0]["samples_per_s"]
     cpu_rate = cpu_samples / cpu.metadata["cpu_seconds"]
+    from reach.kernels.device import FUSED
+
     return {"case": label, "lcp_size": problem.lcp_size, "device": gpu.metadata["executor"],
+            "build": "fused (LTO, fused multiply-adds)" if FUSED else "strict (no LTO, no fused multiply-adds)",
             "compile_s": compile_s, "kernel_resources": resources, "gpu_samples": sizes[0], "gpu_samples_per_s": gpu_rate, "runs": runs,
             "first_choice": first, "threads_per_block": threads, "lcp_method": methods,
             "directed_samples_per_s": sizes[0] / directed.metadata["wall_seconds"],
@@ -269,5 +272,6 @@ def format_gpu(report):
                       f"2 % of |vn0|: {held.get('outside_2pct', float('nan')):.2%})."]
     elif e2e:
         lines += ["", f"End to end: failed: {e2e['error']}"]
-    lines += ["", f"Device: {device}."]
+    builds = sorted({r["build"] for r in report.values() if "build" in r})
+    lines += ["", f"Device: {device}; kernels compiled {', '.join(builds) or '(unknown)'}."]
     return "\n".join(lines)
