@@ -57,7 +57,8 @@ from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "sample_kernel", "output_on", "without_contraction", "THREADS_PER_BLOCK", "FUSED"]
+           "kernel_function", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
+           "THREADS_PER_BLOCK", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200, reach bench --gpu).
 THREADS_PER_BLOCK = 64
@@ -259,6 +260,11 @@ def sample_kernel(modes, certify, n, m, nv, N=None, cache=True):
         link = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False}
         _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **link), on_disk and cache)
     return _KERNELS[key][0]
+
+
+def cached_on_disk(key):
+    """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments) is compiled with Numba's disk cache."""
+    return key in _KERNELS and _KERNELS[key][1]
 
 
 def output_on(count, nv, keep, path_rows, allocate):

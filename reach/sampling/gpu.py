@@ -105,9 +105,11 @@ class Gpu:
         with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
             try:
                 kernels_device.sample_kernel(*key)[(S + threads - 1) // threads, threads](*args)
-            except (pickle.PicklingError, RuntimeError, OSError) as exc:  # the disk cache failed: without it
-                warnings.warn(f"the GPU kernel could not be cached on disk ({exc}); it is compiled in each "
-                              "process", RuntimeWarning, stacklevel=2)
+            except (pickle.PicklingError, RuntimeError, OSError) as exc:  # maybe the disk cache: once without it
+                if not kernels_device.cached_on_disk(key):
+                    raise
+                warnings.warn(f"the GPU kernel failed with Numba's disk cache ({exc}); compiling it again "
+                              "without", RuntimeWarning, stacklevel=2)
                 kernels_device.sample_kernel(*key, cache=False)[(S + threads - 1) // threads, threads](*args)
         cuda.synchronize()
         t2 = time.perf_counter()

@@ -294,3 +294,41 @@ def test_a_kernel_file_is_named_by_its_source_key_and_the_kernel_modules():
     assert kernel_file((None, None, 10, 2, 3, None), source) == path
     assert kernel_file((None, True, 10, 2, 3, None), source) != path  # same source, another kernel
     assert kernel_file((None, None, 10, 2, 3, 4), kernel_source(None, 10, 2, 3, 4)) != path
+
+
+CACHE_FAILS = textwrap.dedent("""
+    import json, pickle, warnings
+    import numpy as np
+    import scenarios
+    from reach import sample_post_impact_set
+    from reach.kernels import device
+    real, calls = device.sample_kernel, []
+
+    class Unpicklable:  # a cached kernel whose launch fails as saving it to the disk cache would
+        def __getitem__(self, launch):
+            def fail(*args):
+                raise pickle.PicklingError("cannot pickle")
+            return fail
+
+    def flaky(*key, cache=True):
+        kernel = real(*key, cache=cache)
+        cached = device.cached_on_disk(key)
+        calls.append("cached" if cached else "plain")
+        return Unpicklable() if cached else kernel
+
+    device.sample_kernel = flaky
+    s = scenarios.get("rocking-block")
+    kw = dict(strategy="uniform", completeness=False, seed=5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gpu = sample_post_impact_set(s.problem, 64, s.h, s.N, backend="cuda", **kw)
+    cpu = sample_post_impact_set(s.problem, 64, s.h, s.N, **kw)
+    print(json.dumps({"same": bool(np.array_equal(cpu.all_velocities, gpu.all_velocities)), "calls": calls,
+                      "warned": any("disk cache" in str(w.message) for w in caught)}))
+""")
+
+
+def test_a_kernel_that_fails_with_the_disk_cache_runs_without_it_under_the_simulator():
+    report = _under_the_simulator(CACHE_FAILS)
+    assert report["same"] and report["warned"], report
+    assert report["calls"][:2] == ["cached", "plain"] and set(report["calls"][2:]) <= {"plain"}, report
