@@ -122,9 +122,28 @@ def scrambled_directions(dim, seed):
     return out, shift
 
 
+@kernel
+def _point_at(V, shift, index, state):
+    """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
+    i = np.uint64(index)
+    g = i ^ (i >> np.uint64(1))
+    for d in range(V.shape[0]):
+        x = shift[d]
+        gg = g
+        b = 0
+        while gg:
+            if gg & np.uint64(1):
+                x ^= V[d, b]
+            gg >>= np.uint64(1)
+            b += 1
+        state[d] = x
+
+
 @kernel(inline="always")
-def _coordinate_bits(V, shift, g, d):
-    """The integer coordinate ``d`` of the point whose Gray code is ``g``: the shift XOR the directions at its set bits."""
+def sobol_coordinate(V, shift, index, d):
+    """Coordinate ``d`` of the point at ``index``, in [0, 1): :func:`_point_at`'s, one coordinate alone."""
+    i = np.uint64(index)
+    g = i ^ (i >> np.uint64(1))
     x = shift[d]
     b = 0
     while g:
@@ -132,23 +151,7 @@ def _coordinate_bits(V, shift, g, d):
             x ^= V[d, b]
         g >>= np.uint64(1)
         b += 1
-    return x
-
-
-@kernel
-def _point_at(V, shift, index, state):
-    """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
-    i = np.uint64(index)
-    g = i ^ (i >> np.uint64(1))
-    for d in range(V.shape[0]):
-        state[d] = _coordinate_bits(V, shift, g, d)
-
-
-@kernel(inline="always")
-def sobol_coordinate(V, shift, index, d):
-    """Coordinate ``d`` of the point at ``index``, in [0, 1): :func:`_point_at`'s, one coordinate alone."""
-    i = np.uint64(index)
-    return _coordinate_bits(V, shift, i ^ (i >> np.uint64(1)), d) * (1.0 / (1 << BITS))
+    return x * (1.0 / (1 << BITS))
 
 
 @kernel
