@@ -26,18 +26,23 @@ for p, h, N in ((g.problem, g.h, g.N), (quadruped_touchdown(), 1.0, 10)):
                            solution_choice="random", keep_paths=0)
 print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
 }
-compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn or host; that GPU kernel, compiled and cached on disk
+compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn, host or tableau (drawn caps, the dense tableau's
+                 # kernel, for the bench's method comparison); that GPU kernel, compiled and cached on disk
   python3 -W ignore -c '
 import sys, time
 import numpy as np
 from reach.sampling.engine import Plan
 from reach.sampling.gpu import Gpu
 from reach.sampling.settings import SamplingSettings
+from reach.kernels.lcp import TABLEAU
 from reach.tools.bench_gpu import problem_case
 problem, h, N = problem_case(sys.argv[1])
-plan = Plan(problem, SamplingSettings(64, h, N))
+plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform"))
+if sys.argv[2] == "tableau":
+    o = plan.options
+    plan.options = o._replace(lemke=o.lemke._replace(method=TABLEAU), lemke_strict=o.lemke_strict._replace(method=TABLEAU))
 t = time.perf_counter()
-P = None if sys.argv[2] == "drawn" else np.full((64, N, problem.m), 0.5)
+P = np.full((64, N, problem.m), 0.5) if sys.argv[2] == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
 print(f"{sys.argv[1]}: GPU kernel (caps {sys.argv[2]}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
 }
@@ -47,7 +52,7 @@ print(f"{sys.argv[1]}: GPU kernel (caps {sys.argv[2]}) compiled in {time.perf_co
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
   if [[ $PARTS != *bench-only* ]]; then
   warm > "$OUT/warm.log" 2>&1 &
-  for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
+  for c in rocking-block disk-stack quadruped; do for caps in drawn host tableau; do
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps" &
   done; done > "$OUT/compile.log" 2>&1
   wait

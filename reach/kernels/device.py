@@ -18,7 +18,7 @@ row ``s`` of the caps.  Local arrays live in the GPU's per-thread local
 memory, which the hardware interleaves thread by thread, so the threads of a
 warp reading the same entry of their own arrays read one contiguous line.
 Their shapes must be constants of the kernel: one kernel is compiled per
-problem size and flag pair.  The kernel's source is written from
+problem size, flag pair and LCP method.  The kernel's source is written from
 ``StepWork``'s fields (:func:`kernel_source`), so a new work array needs no
 change here.
 
@@ -68,7 +68,7 @@ THREADS_PER_BLOCK = 64
 FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv, N or None) -> (the sampling kernel, cached on disk?)
+_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau) -> (the sampling kernel, cached on disk?)
 
 
 def numba_cuda():
@@ -148,18 +148,23 @@ def _local(array):
     return f"cuda.local.array({tuple(int(d) for d in array.shape)!r}, {np.dtype(array.dtype).name})"
 
 
-def work_template(modes, n, m, nv):
+def work_template(modes, n, m, nv, tableau=True):
     """The :class:`StepWork` whose shapes a thread's local arrays take: :func:`make_step_work`'s, trimmed.
 
     A thread's frame holds every array whether its path touches it or not,
     so arrays that a kernel cannot reach are one entry long: the enumeration's
     (``members``, ``A``, ``b``, ``x``) where neither contact modes nor the
-    enumeration fallback (LCP size at most :data:`FALLBACK_MAX_N`) run, and the
-    candidates of an enumerated step (``distinct``, ``codes``) without modes.
-    For the quadruped touchdown (random choice, n = 44) that leaves 16 KB of
-    the 93 KB out.
+    enumeration fallback (LCP size at most :data:`FALLBACK_MAX_N`) run, the
+    candidates of an enumerated step (``distinct``, ``codes``) without modes,
+    and Lemke's dense tableau ``T`` where only the revised method runs (not
+    ``tableau``: :func:`reach.kernels.lcp.uses_tableau` is false for the run's
+    method and size; its LU re-solve then factors in the folded inverse's store).  For the
+    quadruped touchdown (random choice, n = 44) that leaves 49 KB of the 93 KB
+    out.
     """
     work = make_step_work(n, m, nv)
+    if not tableau:
+        work = work._replace(lemke=work.lemke._replace(T=np.empty((1, 1))))
     if modes is None:
         work = work._replace(distinct=np.empty((1, nv)), codes=np.empty(1, dtype=np.int64))
         if n > FALLBACK_MAX_N:
@@ -168,11 +173,11 @@ def work_template(modes, n, m, nv):
     return work
 
 
-def kernel_source(modes, n, m, nv, N=None):
+def kernel_source(modes, n, m, nv, N=None, tableau=True):
     """Source of the kernel for an LCP of size ``n``, ``m`` contacts and ``nv`` velocities.
 
     Thread ``s`` makes its :class:`StepWork` of local arrays shaped as
-    :func:`work_template`'s and runs sample ``first_index + s`` (``RUN``,
+    :func:`work_template`'s (``tableau``: whether the dense tableau can run) and runs sample ``first_index + s`` (``RUN``,
     ``MODES`` and ``CERTIFY`` are bound by :func:`kernel_function`).  With
     ``N`` None the kernel is ``samples(data, opts, P, first_index, out)``
     and takes the sample's caps from row ``s`` of ``P``; with ``N`` steps it
@@ -180,7 +185,7 @@ def kernel_source(modes, n, m, nv, N=None):
     draws its own caps (``FILL``: :func:`reach.kernels.drawn.fill_caps`, from
     a :class:`~reach.kernels.drawn.DrawnCaps`).
     """
-    template = work_template(modes, n, m, nv)
+    template = work_template(modes, n, m, nv, tableau)
     lemke = ", ".join(_local(a) for a in template.lemke)
     rest = ", ".join(_local(a) for a in template[1:])
     work = f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
@@ -219,7 +224,7 @@ def kernel_file(key, source):
     return path
 
 
-def kernel_function(modes, certify, n, m, nv, N=None):
+def kernel_function(modes, certify, n, m, nv, N=None, tableau=True):
     """The Python function :func:`sample_kernel` compiles (:func:`kernel_source`, its names bound), and
     whether Numba may cache it on disk (its source is a :func:`kernel_file`)."""
     from numba import float64, int64
@@ -227,8 +232,8 @@ def kernel_function(modes, certify, n, m, nv, N=None):
     names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
              "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
              "MODES": modes, "CERTIFY": certify}
-    key = (modes, certify, n, m, nv, N)
-    source = kernel_source(modes, n, m, nv, N)
+    key = (modes, certify, n, m, nv, N, tableau)
+    source = kernel_source(modes, n, m, nv, N, tableau)
     path = kernel_file(key, source)
     if path is None:
         exec(compile(source, f"<reach sampling kernel {key!r}>", "exec"), names)
@@ -240,19 +245,20 @@ def kernel_function(modes, certify, n, m, nv, N=None):
     return module.samples, True
 
 
-def sample_kernel(modes, certify, n, m, nv, N=None, cache=True):
+def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
     """The CUDA kernel: ``kernel[blocks, threads](data, opts, P, first_index, out)``, or with ``N``
     ``kernel[blocks, threads](data, opts, drawn, first_index, count, out)`` (see :func:`kernel_source`).
 
     ``modes`` and ``certify`` are :func:`reach.kernels.routh.run_samples_kernel`'s
     (``None`` or ``True``): constants of the kernel, so a run of random or first
     choice compiles no contact-mode code, as on the CPU; ``n``, ``m``, ``nv``
-    (and ``N``) size the work arrays.  Thread ``s`` fills row ``s`` of ``out`` (a
+    (and ``N``) size the work arrays, and without ``tableau`` (the run's
+    Lemke method at size ``n`` is the revised one) the dense tableau is left out.  Thread ``s`` fills row ``s`` of ``out`` (a
     :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
     and cached on disk (:func:`kernel_file`) unless ``cache`` is false: a later
     process loads it.  ``cache=False`` replaces a cached kernel of this key.
     """
-    key = (modes, certify, n, m, nv, N)
+    key = (modes, certify, n, m, nv, N, tableau)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
         # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;

@@ -77,7 +77,8 @@ def hop_step(data, v, lam, opts, work, sample, step, v_next):
     tableau_refine(lcp.MsT, qs, d, T, basis, lemke.r)  # as the solve verifies: the tableau's B^-1 first, then LU
     res = verify_tableau(lcp.MT, work.q, T, basis, work.z, work.w, lcp.row_scale, lcp.col_scale)
     if not res <= opts.lemke.verify_tol:
-        res = refine_and_verify(lcp, work.q, qs, d, T, basis, work.z, work.w)
+        res = refine_and_verify(lcp, work.q, qs, d, T[:, n:2 * n], T[:, 2 * n], T[:, 2 * n + 1], basis, work.z,
+                                work.w)
     m = data.Jn.shape[0]
     if not res <= opts.lemke.verify_tol or not certified(lcp.M, work.q, work.z, work.w, m, data.Jbar.shape[0],
                                                          opts):

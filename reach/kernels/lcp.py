@@ -43,7 +43,7 @@ from reach.kernels.revised import lex_smaller, revised_lemke_kernel, revised_ref
 from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
 __all__ = ["LemkeOptions", "LemkeWork", "ScaledLCP", "DEFAULT_OPTIONS", "STRICT_OPTIONS", "STRICT_TIE_TOL", "SOLVED",
-           "RAY", "PIVOT_LIMIT", "NUMERICAL", "TABLEAU", "REVISED", "AUTO", "REVISED_MIN_N", "equilibrate", "lemke_kernel", "follow_path", "solve_scaled", "make_work", "scale_lcp"]
+           "RAY", "PIVOT_LIMIT", "NUMERICAL", "TABLEAU", "REVISED", "AUTO", "REVISED_MIN_N", "equilibrate", "lemke_kernel", "follow_path", "solve_scaled", "uses_tableau", "make_work", "scale_lcp"]
 
 #: Status: a verified solution.
 SOLVED = 0
@@ -364,6 +364,12 @@ def lemke_kernel(Ms, qs, d, opts, T, basis, z):
 
 
 @kernel
+def uses_tableau(method, n):
+    """Whether :func:`solve_scaled` takes the dense tableau (not the revised method) for ``method`` at size ``n``."""
+    return method == TABLEAU or (method == AUTO and n < REVISED_MIN_N)
+
+
+@kernel
 def solve_scaled(lcp, q, d, opts, work, z, w):
     """Solve LCP(M, q) with Lemke's method on the equilibrated copy; return (status, pivots, residual).
 
@@ -382,7 +388,7 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
     qs = work.qs
     for i in range(n):
         qs[i] = lcp.row_scale[i] * q[i]
-    tableau = opts.method == TABLEAU or (opts.method == AUTO and n < REVISED_MIN_N)
+    tableau = uses_tableau(opts.method, n)
     if tableau:
         status, pivots = lemke_kernel(lcp.Ms, qs, d, opts, work.T, work.basis, z)
     else:
@@ -405,10 +411,11 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
         res = verify_basic(lcp.MT, q, work.x, work.basis, z, w, lcp.row_scale, lcp.col_scale)
     if res <= opts.verify_tol:
         return status, pivots, res
-    if not tableau:
-        for i in range(n):  # where the LU re-solve keeps the values of a singular basis
-            work.T[i, 2 * n + 1] = work.x[i]
-    res = refine_and_verify(lcp, q, qs, d, work.T, work.basis, z, w)
+    if tableau:  # the LU factors in the tableau's own columns
+        T = work.T
+        res = refine_and_verify(lcp, q, qs, d, T[:, n:2 * n], T[:, 2 * n], T[:, 2 * n + 1], work.basis, z, w)
+    else:  # in the folded inverse's n x n store, spent by now: no tableau needed (reach.kernels.device trims it)
+        res = refine_and_verify(lcp, q, qs, d, work.binv, work.col, work.x, work.basis, z, w)
     if not res <= opts.verify_tol:
         status = NUMERICAL
     return status, pivots, res

@@ -99,57 +99,57 @@ def residual_kernel(q, z, w, worst_negative, row_scale, col_scale):
 
 
 @kernel
-def _basis_solve(MsT, qs, d, T, basis, perm, r):
+def _basis_solve(MsT, qs, d, F, dx, x, basis, perm, r):
     """Re-solve the final basis from the equilibrated data by LU with partial pivoting.
 
     ``B`` has column ``e_i`` for a basic ``w_i``, ``-Ms[:, j]`` (row ``j`` of
-    the transpose ``MsT``) for a basic ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  The tableau's
-    z-columns hold the LU factors, the z0 column the right-hand side; the
-    basic values land in the rhs column (row c: the c-th basic variable).
-    Two steps of iterative refinement follow.  ``perm, r`` are n-vectors of
-    workspace.  Returns False (tableau values kept) if ``B`` is singular.
+    the transpose ``MsT``) for a basic ``z_j`` and ``-d`` for a basic z0 (the degenerate exit).  Its LU
+    factors fill ``F[:n, :n]``; the basic values land in ``x`` (entry c: the
+    c-th basic variable), through corrections ``dx``.  Two steps of iterative
+    refinement follow.  ``perm, r`` are n-vectors of workspace.  Returns False
+    (``x`` kept) if ``B`` is singular.  The tableau passes views of its own
+    columns (``F = T[:, n:2n]``, ``dx = T[:, 2n]``, ``x = T[:, 2n + 1]``), the
+    revised method its folded inverse's store and vectors, so it needs no tableau.
     """
     n = qs.shape[0]
-    rhs = 2 * n + 1
-    x = 2 * n
     for c in range(n):
         b = basis[c]
         for i in range(n):
             if b < n:
-                T[i, n + c] = 1.0 if i == b else 0.0
+                F[i, c] = 1.0 if i == b else 0.0
             elif b < 2 * n:
-                T[i, n + c] = -MsT[b - n, i]
+                F[i, c] = -MsT[b - n, i]
             else:
-                T[i, n + c] = -d[i]
+                F[i, c] = -d[i]
     big = 0.0
     for i in range(n):
         for c in range(n):
-            big = max(big, abs(T[i, n + c]))
+            big = max(big, abs(F[i, c]))
     for col in range(n):
         p = col
-        piv = abs(T[col, n + col])
+        piv = abs(F[col, col])
         for k in range(col + 1, n):
-            if abs(T[k, n + col]) > piv:
-                piv = abs(T[k, n + col])
+            if abs(F[k, col]) > piv:
+                piv = abs(F[k, col])
                 p = k
         perm[col] = p
         if piv <= 1e-14 * big:
             return False
         if p != col:
-            for c in range(n, 2 * n):
-                tmp = T[col, c]
-                T[col, c] = T[p, c]
-                T[p, c] = tmp
+            for c in range(n):
+                tmp = F[col, c]
+                F[col, c] = F[p, c]
+                F[p, c] = tmp
         for k in range(col + 1, n):
-            f = T[k, n + col] / T[col, n + col]
-            T[k, n + col] = f
+            f = F[k, col] / F[col, col]
+            F[k, col] = f
             if f != 0.0:
-                for c in range(n + col + 1, 2 * n):
-                    T[k, c] -= f * T[col, c]
+                for c in range(col + 1, n):
+                    F[k, c] -= f * F[col, c]
     for i in range(n):
-        T[i, rhs] = 0.0
+        x[i] = 0.0
     for it in range(3):
-        basic_residual(MsT, qs, d, T[:, rhs], basis, r)  # zero x on the first pass
+        basic_residual(MsT, qs, d, x, basis, r)  # zero x on the first pass
         # solve B dx = r with the stored factors
         for col in range(n):             # P r (the factor rows were swapped whole)
             p = int(perm[col])
@@ -159,33 +159,33 @@ def _basis_solve(MsT, qs, d, T, basis, perm, r):
                 r[p] = tmp
         for col in range(n):             # L y = P r
             for k in range(col + 1, n):
-                r[k] -= T[k, n + col] * r[col]
+                r[k] -= F[k, col] * r[col]
         for k in range(n - 1, -1, -1):
             acc = r[k]
             for c in range(k + 1, n):
-                acc -= T[k, n + c] * T[c, x]
-            T[k, x] = acc / T[k, n + k]
+                acc -= F[k, c] * dx[c]
+            dx[k] = acc / F[k, k]
         for c in range(n):
-            T[c, rhs] += T[c, x]
+            x[c] += dx[c]
     return True
 
 
 @kernel
-def refine_and_verify(lcp, q, qs, d, T, basis, z, w):
+def refine_and_verify(lcp, q, qs, d, F, dx, x, basis, z, w):
     """Re-solve the final basis against the data, map back to the original space, verify.
 
     ``lcp`` is a :class:`reach.kernels.lcp.ScaledLCP`: ``Ms = R M C`` and
-    ``qs = R q`` are the equilibrated data the tableau ``T`` (final basis
-    ``basis``) was built from; ``MT`` and ``MsT`` are the transposes of ``M``
-    and ``Ms``.  The basic system is solved
-    afresh by LU (:func:`_basis_solve`; the pivoted tableau's values are kept
+    ``qs = R q`` are the equilibrated data the final basis ``basis`` was
+    reached on, with basic values ``x``; ``MT`` and ``MsT`` are the
+    transposes of ``M`` and ``Ms``.  The basic system is solved
+    afresh by LU (:func:`_basis_solve`, its factors in ``F``; the values ``x`` are kept
     only if that basis is singular).  Then ``z = C z_scaled`` is checked
     against the original ``M, q``: negatives are clipped to zero and the
     dimensionless residual of :func:`residual_kernel` is returned; ``w = M z
     + q`` on exit.
     """
-    _basis_solve(lcp.MsT, qs, d, T, basis, z, w)
-    return verify_tableau(lcp.MT, q, T, basis, z, w, lcp.row_scale, lcp.col_scale)
+    _basis_solve(lcp.MsT, qs, d, F, dx, x, basis, z, w)
+    return verify_basic(lcp.MT, q, x, basis, z, w, lcp.row_scale, lcp.col_scale)
 
 
 @kernel

@@ -25,9 +25,10 @@ import numpy as np
 
 from reach.kernels import device as kernels_device
 from reach.kernels.drawn import drawn_caps
+from reach.kernels.lcp import uses_tableau
 from reach.kernels.routh import SampleOutput
 
-__all__ = ["Gpu", "NoGpuError", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
+__all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
@@ -56,6 +57,12 @@ def _to_device(cuda, value):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*[_to_device(cuda, v) for v in value])
     return value
+
+
+def takes_tableau(options, n):
+    """Whether a run of :class:`~reach.kernels.routh.StepOptions` ``options`` can take Lemke's dense tableau
+    at LCP size ``n`` (its solves, or the strict retry's): else its kernel leaves the tableau out."""
+    return bool(uses_tableau(options.lemke.method, n) or uses_tableau(options.lemke_strict.method, n))
 
 
 class Gpu:
@@ -94,7 +101,8 @@ class Gpu:
         data = self._device_data(plan)
         out = kernels_device.output_on(S, nv, keep, path_rows, lambda shape, dtype: cuda.device_array(shape, dtype))
         out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
-        key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None)
+        key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None,
+               takes_tableau(plan.options, problem.lcp_size))
         threads = kernels_device.THREADS_PER_BLOCK
         t0 = time.perf_counter()
         caps = self._drawn(plan) if P is None else cuda.to_device(np.ascontiguousarray(P))

@@ -91,8 +91,8 @@ def _threads_sweep(problem, n, h, N, options, sizes=THREADS_SWEEP):
 def _method_rates(problem, n, h, N):
     """The kernel's samples a second with Lemke's revised method (the default from n = 8) and the dense tableau.
 
-    Uniform caps drawn on the device, random choice; the LCP method is a run-time option, so one
-    compiled kernel runs both.  Also the kept samples, which the two should nearly share.
+    Uniform caps drawn on the device, random choice; each method has its own kernel (the revised
+    method's leaves the tableau out of a thread's frame).  Also the kept samples, which the two should nearly share.
     """
     from reach.kernels.lcp import REVISED, TABLEAU
     from reach.sampling.engine import Plan
@@ -121,7 +121,7 @@ def _kernel_resources(n):
     for key, (kernel, _) in kernels_device._KERNELS.items():
         if key[2] != n:
             continue
-        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}"
+        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}{', tableau' if key[6] else ''}"
         try:
             regs, local = kernel.get_regs_per_thread(), kernel.get_local_mem_per_thread()
             one = (lambda v: max(v.values()) if isinstance(v, dict) else v)  # keyed by signature: one here

@@ -210,7 +210,10 @@ def _kernel_ptx(monkeypatch, name, choice, drawn=False):
         args = (plan.data, plan.options, drawn_caps(p.m, s.N, seed=3, caps="mixed"), 0, S, out)
     else:
         args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, out)
-    kernel, _ = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv, s.N if drawn else None)
+    from reach.sampling.gpu import takes_tableau
+
+    kernel, _ = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv, s.N if drawn else None,
+                                       takes_tableau(plan.options, p.lcp_size))
     ptx, _ = cuda.compile_ptx(kernel, tuple(numba.typeof(a) for a in args), cc=(9, 0))
     return ptx
 
@@ -253,6 +256,23 @@ def test_a_threads_frame_leaves_out_the_arrays_its_kernel_cannot_reach():
     assert small.A.shape == (FALLBACK_MAX_N, FALLBACK_MAX_N) and small.distinct.shape == (1, 3)
     exact = work_template(True, 44, 4, 18)
     assert all(a.shape == b.shape for a, b in zip(exact[1:], full[1:]))
+    revised = work_template(None, 44, 4, 18, tableau=False)  # the revised method's LU re-solve needs no tableau
+    assert revised.lemke.T.size == 1 and size(lean) - size(revised) == full.lemke.T.nbytes - 8
+
+
+def test_a_run_keeps_the_tableau_in_its_kernel_only_where_its_method_can_take_it():
+    import scenarios
+    from reach.kernels.lcp import REVISED_MIN_N, TABLEAU
+    from reach.sampling.engine import Plan
+    from reach.sampling.gpu import takes_tableau
+
+    s = scenarios.get("disk-stack")
+    options = Plan(s.problem, SamplingSettings(64, s.h, s.N)).options
+    n = s.problem.lcp_size
+    assert n >= REVISED_MIN_N and not takes_tableau(options, n) and takes_tableau(options, REVISED_MIN_N - 1)
+    assert takes_tableau(options._replace(lemke_strict=options.lemke_strict._replace(method=TABLEAU)), n)
+    walk = Plan(s.problem, SamplingSettings(64, s.h, s.N, solution_choice="walk")).options  # hops on the tableau
+    assert takes_tableau(walk, n)
 
 
 @pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
