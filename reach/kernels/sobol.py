@@ -122,36 +122,33 @@ def scrambled_directions(dim, seed):
     return out, shift
 
 
-@kernel
-def _point_at(V, shift, index, state):
-    """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
-    i = np.uint64(index)
-    g = i ^ (i >> np.uint64(1))
-    for d in range(V.shape[0]):
-        x = shift[d]
-        gg = g
-        b = 0
-        while gg:
-            if gg & np.uint64(1):
-                x ^= V[d, b]
-            gg >>= np.uint64(1)
-            b += 1
-        state[d] = x
-
-
 @kernel(inline="always")
-def sobol_coordinate(V, shift, index, d):
-    """Coordinate ``d`` of the point at ``index``, in [0, 1): :func:`_point_at`'s, one coordinate alone."""
-    i = np.uint64(index)
-    g = i ^ (i >> np.uint64(1))
-    x = shift[d]
+def _coordinate_bits(V, shift, g, d):
+    """The integer coordinate ``d`` of the point whose Gray code is ``g``: the shift XOR the directions at its set bits."""
+    x = np.uint64(shift[d])
     b = 0
     while g:
         if g & np.uint64(1):
             x ^= V[d, b]
         g >>= np.uint64(1)
         b += 1
-    return x * (1.0 / (1 << BITS))
+    return x
+
+
+@kernel
+def _point_at(V, shift, index, state):
+    """The (integer) point at ``index`` directly from its Gray code, into ``state``."""
+    i = np.uint64(index)
+    g = i ^ (i >> np.uint64(1))
+    for d in range(V.shape[0]):
+        state[d] = _coordinate_bits(V, shift, g, d)
+
+
+@kernel(inline="always")
+def sobol_coordinate(V, shift, index, d):
+    """Coordinate ``d`` of the point at ``index``, in [0, 1): :func:`_point_at`'s, one coordinate alone."""
+    i = np.uint64(index)
+    return _coordinate_bits(V, shift, i ^ (i >> np.uint64(1)), d) * (1.0 / (1 << BITS))
 
 
 @kernel
