@@ -4,7 +4,7 @@
 # numba-cuda already there).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
-# from the host for a directed run's later rounds), all at the same time, and Numba caches them on disk
+# from the host for a directed run's later rounds), and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches them on disk
 # (reach.kernels.device.kernel_file); then `reach bench --gpu` loads them, so its "compile" column is the
 # load from the disk cache in a new process.  Each part has its own time limit.
 set -uo pipefail
@@ -26,25 +26,24 @@ for p, h, N in ((g.problem, g.h, g.N), (quadruped_touchdown(), 1.0, 10)):
                            solution_choice="random", keep_paths=0)
 print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
 }
-compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn, host or tableau (drawn caps, the dense tableau's
-                 # kernel, for the bench's method comparison); that GPU kernel, compiled and cached on disk
+compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn or host (where the caps come from), $3: the
+                 # index of a TUNING_SWEEP variant to compile with (or -1: none); that GPU kernel, compiled and cached on disk
   python3 -W ignore -c '
 import sys, time
 import numpy as np
+from reach.kernels import device
 from reach.sampling.engine import Plan
 from reach.sampling.gpu import Gpu
 from reach.sampling.settings import SamplingSettings
-from reach.kernels.lcp import TABLEAU
-from reach.tools.bench_gpu import problem_case
-problem, h, N = problem_case(sys.argv[1])
-plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform"))
-if sys.argv[2] == "tableau":
-    o = plan.options
-    plan.options = o._replace(lemke=o.lemke._replace(method=TABLEAU), lemke_strict=o.lemke_strict._replace(method=TABLEAU))
+from reach.tools.bench_gpu import TUNING_SWEEP, problem_case
+label, caps, variant = sys.argv[1], sys.argv[2], int(sys.argv[3])
+problem, h, N = problem_case(label)
+plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform", solution_choice="random"))
+device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else ()
 t = time.perf_counter()
-P = np.full((64, N, problem.m), 0.5) if sys.argv[2] == "host" else None
+P = np.full((64, N, problem.m), 0.5) if caps == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
-print(f"{sys.argv[1]}: GPU kernel (caps {sys.argv[2]}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
+print(f"{label}: GPU kernel (caps {caps}, {device.JIT_OPTIONS or 'default'}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
 }
 {
   date -u
@@ -52,9 +51,15 @@ print(f"{sys.argv[1]}: GPU kernel (caps {sys.argv[2]}) compiled in {time.perf_co
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
   if [[ $PARTS != *bench-only* ]]; then
   warm > "$OUT/warm.log" 2>&1 &
-  for c in rocking-block disk-stack quadruped; do for caps in drawn host tableau; do
-    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps" &
-  done; done > "$OUT/compile.log" 2>&1
+  variants=$(python3 -c 'from reach.tools.bench_gpu import TUNING_SWEEP; print(len(TUNING_SWEEP))')
+  {
+  for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps -1" &
+  done; done
+  for c in disk-stack quadruped; do for ((v = 0; v < variants; v++)); do  # the bench's TUNING_SWEEP (n >= TUNED_MIN_N)
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn $v" &
+  done; done
+  } > "$OUT/compile.log" 2>&1
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi

@@ -58,17 +58,24 @@ from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
            "kernel_function", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
-           "THREADS_PER_BLOCK", "FUSED"]
+           "THREADS_PER_BLOCK", "JIT_OPTIONS", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200, reach bench --gpu).
 THREADS_PER_BLOCK = 64
+
+#: Further options of numba-cuda's ``cuda.jit`` for :func:`sample_kernel`, as ``(name, value)`` pairs (none by
+#: default), for ``reach bench --gpu`` to measure: ``("max_registers", 128)`` fits more threads on a
+#: multiprocessor than the 255 registers each takes today and spills more to local memory
+#: (``bench/kernel_resources.py`` counts the spills); ``("shared_memory_carveout", "MaxL1")`` gives the
+#: multiprocessor's unified cache to L1, which holds the threads' local frames.
+JIT_OPTIONS = ()
 
 #: ``REACH_GPU_FUSED=1``: compile with numba-cuda's defaults, link-time optimization and fused multiply-adds
 #: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
 FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau) -> (the sampling kernel, cached on disk?)
+_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau, JIT_OPTIONS) -> (the sampling kernel, cached on disk?)
 
 
 def numba_cuda():
@@ -224,15 +231,15 @@ def kernel_file(key, source):
     return path
 
 
-def kernel_function(modes, certify, n, m, nv, N=None, tableau=True):
+def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, jit_options=()):
     """The Python function :func:`sample_kernel` compiles (:func:`kernel_source`, its names bound), and
-    whether Numba may cache it on disk (its source is a :func:`kernel_file`)."""
+    whether Numba may cache it on disk (its source is a :func:`kernel_file`, named for ``jit_options`` too)."""
     from numba import float64, int64
 
     names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
              "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
              "MODES": modes, "CERTIFY": certify}
-    key = (modes, certify, n, m, nv, N, tableau)
+    key = (modes, certify, n, m, nv, N, tableau, tuple(jit_options))
     source = kernel_source(modes, n, m, nv, N, tableau)
     path = kernel_file(key, source)
     if path is None:
@@ -257,19 +264,22 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
     :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
     and cached on disk (:func:`kernel_file`) unless ``cache`` is false: a later
     process loads it.  ``cache=False`` replaces a cached kernel of this key.
+    It is compiled with :data:`JIT_OPTIONS` (as they are at its first call).
     """
-    key = (modes, certify, n, m, nv, N, tableau)
+    key = (modes, certify, n, m, nv, N, tableau, tuple(JIT_OPTIONS))
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
         # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;
-        # the simulator takes no ``lto``
-        link = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False}
-        _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **link), on_disk and cache)
+        # the simulator takes neither ``lto`` nor the tuning options
+        options = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False, **dict(JIT_OPTIONS)}
+        _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **options), on_disk and cache)
     return _KERNELS[key][0]
 
 
 def cached_on_disk(key):
-    """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments) is compiled with Numba's disk cache."""
+    """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :data:`JIT_OPTIONS`) is
+    compiled with Numba's disk cache."""
+    key = (*key, tuple(JIT_OPTIONS))
     return key in _KERNELS and _KERNELS[key][1]
 
 

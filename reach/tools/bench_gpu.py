@@ -10,8 +10,8 @@ one process:
   (``strategy="uniform"``, random choice, wall time of the engine's run), and
   the kernel's own seconds in it (each thread draws its caps);
 * first choice (the covering vector of ones, the direct port's path) at the
-  first batch size, the kernel's rate at other block sizes, and with Lemke's
-  dense tableau instead of the revised method;
+  first batch size, and where the LCP is large the kernel's rate compiled with
+  each of :data:`TUNING_SWEEP`'s options;
 * one CPU core's samples a second on a smaller batch, in CPU time;
 * their ratio, and the rate of the default directed sampling on the GPU
   (selection between rounds included: it runs on the CPU);
@@ -37,8 +37,13 @@ GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2*
              ("quadruped", (2**20, 2**22), 2**13))
 #: Issue 40's bound on a kept sample's velocity difference, relative to ``max |v|``.
 AGREEMENT_TOL = 1e-12
-#: Threads a block tried by :func:`_threads_sweep` (the kernel's default is 64).
-THREADS_SWEEP = (32, 128, 256)
+#: Compile options tried by :func:`_tuning_sweep` where the LCP has at least :data:`TUNED_MIN_N` rows (the
+#: frame is large there): a register cap (more threads a multiprocessor, more spills) and the unified cache
+#: given to L1.  (Measured before, on an H200: 32-256 threads a block within 10 %, the dense tableau 2-2.3x
+#: slower than the revised method; docs/performance.md.)
+TUNING_SWEEP = ((("max_registers", 128),), (("max_registers", 96),), (("shared_memory_carveout", "MaxL1"),))
+#: Smallest LCP size :func:`gpu_case` runs :data:`TUNING_SWEEP` at.
+TUNED_MIN_N = 20
 #: The end-to-end case of issue 40: a quadruped set of this many samples with its held-out estimate.
 END_TO_END_SAMPLES = 2**20
 
@@ -73,43 +78,19 @@ def _rates(problem, n, h, N, options):
     return {"samples": n, "samples_per_s": n / wall, "kernel_samples_per_s": n / max(device["kernel"], 1e-12)}
 
 
-def _threads_sweep(problem, n, h, N, options, sizes=THREADS_SWEEP):
-    """The kernel's samples a second at each of ``sizes`` threads a block (the default restored after)."""
+def _tuning_sweep(problem, n, h, N, options, variants):
+    """The kernel's samples a second compiled with each of ``variants`` (:data:`TUNING_SWEEP`'s), the default
+    :data:`reach.kernels.device.JIT_OPTIONS` restored after."""
     from reach.kernels import device as kernels_device
 
-    default = kernels_device.THREADS_PER_BLOCK
+    default = kernels_device.JIT_OPTIONS
     found = {}
     try:
-        for threads in sizes:
-            kernels_device.THREADS_PER_BLOCK = threads
-            found[str(threads)] = _rates(problem, n, h, N, options)["kernel_samples_per_s"]
+        for variant in variants:
+            kernels_device.JIT_OPTIONS = variant
+            found[", ".join(f"{k}={v}" for k, v in variant)] = _rates(problem, n, h, N, options)["kernel_samples_per_s"]
     finally:
-        kernels_device.THREADS_PER_BLOCK = default
-    return found
-
-
-def _method_rates(problem, n, h, N):
-    """The kernel's samples a second with Lemke's revised method (the default from n = 8) and the dense tableau.
-
-    Uniform caps drawn on the device, random choice; each method has its own kernel (the revised
-    method's leaves the tableau out of a thread's frame).  Also the kept samples, which the two should nearly share.
-    """
-    from reach.kernels.lcp import REVISED, TABLEAU
-    from reach.sampling.engine import Plan
-    from reach.sampling.gpu import DEVICE_SECONDS, Gpu
-    from reach.sampling.settings import SamplingSettings
-
-    gpu = Gpu()
-    found = {}
-    for name, method in (("revised", REVISED), ("tableau", TABLEAU)):
-        plan = Plan(problem, SamplingSettings(n, h, N, strategy="uniform"))
-        o = plan.options
-        plan.options = o._replace(lemke=o.lemke._replace(method=method),
-                                  lemke_strict=o.lemke_strict._replace(method=method))
-        before = DEVICE_SECONDS["kernel"]
-        out = gpu.run(plan, None, 0, 0, N + 2, count=n)
-        found[name] = {"kernel_samples_per_s": n / max(DEVICE_SECONDS["kernel"] - before, 1e-12),
-                       "kept": int(out.kept.sum())}
+        kernels_device.JIT_OPTIONS = default
     return found
 
 
@@ -170,8 +151,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
         print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
               f"{device['kernel']:.2f} s, transfers {device['transfer']:.2f} s)", flush=True)
     first = _rates(problem, sizes[0], h, N, dict(common, solution_choice="first"))
-    threads = _threads_sweep(problem, sizes[0], h, N, common)
-    methods = _method_rates(problem, sizes[0], h, N)
+    tuned = _tuning_sweep(problem, sizes[0], h, N, common, TUNING_SWEEP if problem.lcp_size >= TUNED_MIN_N else ())
     directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
     cpu = sample_post_impact_set(problem, cpu_samples, h, N, n_jobs=1, strategy="uniform", **common)
     gpu_rate = runs[0]["samples_per_s"]
@@ -181,7 +161,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
     return {"case": label, "lcp_size": problem.lcp_size, "device": gpu.metadata["executor"],
             "build": "fused (LTO, fused multiply-adds)" if FUSED else "strict (no LTO, no fused multiply-adds)",
             "compile_s": compile_s, "kernel_resources": resources, "gpu_samples": sizes[0], "gpu_samples_per_s": gpu_rate, "runs": runs,
-            "first_choice": first, "threads_per_block": threads, "lcp_method": methods,
+            "first_choice": first, "tuned": tuned,
             "directed_samples_per_s": sizes[0] / directed.metadata["wall_seconds"],
             "directed_selection_s": directed.metadata["selection_seconds"],
             "cpu_samples": cpu_samples, "cpu_samples_per_s_core": cpu_rate,
@@ -257,12 +237,10 @@ def format_gpu(report):
     for label, r in report.items():
         if label != "end-to-end" and "first_choice" in r:
             f = r["first_choice"]
-            sweep = ", ".join(f"{t}: {v:,.0f}" for t, v in r["threads_per_block"].items())
-            methods = ", ".join(f"{k} {v['kernel_samples_per_s']:,.0f} ({v['kept']:,} kept)"
-                                for k, v in r["lcp_method"].items())
+            tuned = "; ".join(f"{k}: {v:,.0f}" for k, v in r["tuned"].items()) or "not measured (small LCP)"
             lines.append(f"- {label}: first choice 2^{f['samples'].bit_length() - 1}: {f['samples_per_s']:,.0f} "
-                         f"samples/s (kernel {f['kernel_samples_per_s']:,.0f}); kernel samples/s by threads a "
-                         f"block (default 64): {sweep}; by LCP method: {methods}")
+                         f"samples/s (kernel {f['kernel_samples_per_s']:,.0f}); kernel samples/s compiled with "
+                         f"{tuned}")
     e2e = report.get("end-to-end")
     if e2e and "error" not in e2e:
         held = e2e.get("held_out") or {}

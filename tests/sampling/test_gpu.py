@@ -304,6 +304,23 @@ def test_the_gpu_kernel_is_compiled_without_link_time_optimization():
     assert not device.FUSED and kernel.targetoptions["lto"] is False
 
 
+def test_the_benchs_compile_options_reach_the_compiler_and_name_their_own_kernel(monkeypatch):
+    import numba
+
+    from reach.kernels import device
+
+    if numba.config.ENABLE_CUDASIM:
+        pytest.skip("the simulator compiles nothing")
+    plain = device.sample_kernel(None, None, 10, 2, 3, 7)
+    monkeypatch.setattr(device, "JIT_OPTIONS", (("max_registers", 96),))
+    capped = device.sample_kernel(None, None, 10, 2, 3, 7)
+    assert capped is not plain and capped.targetoptions["max_registers"] == 96
+    assert capped.targetoptions["lto"] is False
+    source = device.kernel_source(None, 10, 2, 3, 7)  # the same source, another file: Numba's disk cache keeps both
+    assert device.kernel_file((None, None, 10, 2, 3, 7, False, ()), source) != device.kernel_file(
+        (None, None, 10, 2, 3, 7, False, (("max_registers", 96),)), source)
+
+
 def test_a_kernel_file_is_named_by_its_source_key_and_the_kernel_modules():
     """Numba keys its disk cache on the kernel's file alone: a different key or source must be another file."""
     from reach.kernels.device import kernel_file, kernel_source
