@@ -5,7 +5,7 @@
 For each case of ``reach bench --gpu`` (rocking-block, disk-stack, quadruped), the kernel whose threads
 draw their own caps is compiled to PTX for a Hopper GPU (cc 9.0) as ``reach.sampling.gpu.Gpu`` compiles it
 (``without_contraction``, unless ``--fused``), then assembled by the CUDA toolkit's ``ptxas -v -arch=sm_90``,
-which reports what each thread holds.  A thread's stack frame lives in local memory, so it is the figure
+which reports what each thread holds; ``readelf`` gives the machine code's size.  A thread's stack frame lives in local memory, so it is the figure
 that bounds how many threads' frames the caches keep.  (``--fused`` only adds contraction: the LTO build
 links through nvJitLink, which this script does not run.)
 """
@@ -57,11 +57,24 @@ def resources(ptx):
         path.write_text(ptx)
         run = subprocess.run(["ptxas", "-v", "-arch=sm_90", str(path), "-o", str(Path(tmp) / "k.cubin")],
                              capture_output=True, text=True, check=True)
+        code = code_bytes(Path(tmp) / "k.cubin")
     report = run.stderr
     entry = report[report.rfind("Compiling entry function"):]
     number = lambda pattern: int(re.search(pattern, entry).group(1))  # noqa: E731
     return {"registers": number(r"Used (\d+) registers"), "stack_bytes": number(r"(\d+) bytes stack frame"),
-            "spill_stores": number(r"(\d+) bytes spill stores"), "spill_loads": number(r"(\d+) bytes spill loads")}
+            "spill_stores": number(r"(\d+) bytes spill stores"), "spill_loads": number(r"(\d+) bytes spill loads"),
+            "code_bytes": code}
+
+
+def code_bytes(cubin):
+    """Bytes of machine code (SASS, 16 a Hopper instruction) in the cubin's ``.text`` sections (``readelf -S``); -1 without readelf."""
+    try:
+        listing = subprocess.run(["readelf", "-S", "-W", str(cubin)], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return -1
+    sizes = [int(line.split()[5], 16) for line in listing.replace("[ ", "[").splitlines()
+             if " .text." in line and "PROGBITS" in line]
+    return sum(sizes)
 
 
 def main(argv=None):
@@ -72,13 +85,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print(f"# numba {numba.__version__}, {subprocess.run(['ptxas', '--version'], capture_output=True, text=True).stdout.splitlines()[-1]}")
     print(f"# choice {args.choice}, {'fused' if args.fused else 'strict (no contraction, no LTO)'}")
-    print(f"{'case':15s} {'n':>3s} {'registers':>9s} {'stack B':>8s} {'spill st':>8s} {'spill ld':>8s} {'PTX lines':>9s} {'compile s':>9s}")
+    print(f"{'case':15s} {'n':>3s} {'registers':>9s} {'stack B':>8s} {'spill st':>8s} {'spill ld':>8s} {'PTX lines':>9s} {'SASS B':>8s} {'compile s':>9s}")
     for label in args.cases:
         t = time.perf_counter()
         ptx, n = kernel_ptx(label, args.choice, args.fused)
         r = resources(ptx)
         print(f"{label:15s} {n:3d} {r['registers']:9d} {r['stack_bytes']:8d} {r['spill_stores']:8d} "
-              f"{r['spill_loads']:8d} {ptx.count(chr(10)):9d} {time.perf_counter() - t:9.0f}", flush=True)
+              f"{r['spill_loads']:8d} {ptx.count(chr(10)):9d} {r['code_bytes']:8d} {time.perf_counter() - t:9.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -413,9 +413,10 @@ def solve_scaled(lcp, q, d, opts, work, z, w):
         return status, pivots, res
     if tableau:  # the LU factors in the tableau's own columns
         T = work.T
-        res = refine_and_verify(lcp, q, qs, d, T[:, n:2 * n], T[:, 2 * n], T[:, 2 * n + 1], work.basis, z, w)
+        F, dx, x = T[:, n:2 * n], T[:, 2 * n], T[:, 2 * n + 1]
     else:  # in the folded inverse's n x n store, spent by now: no tableau needed (reach.kernels.device trims it)
-        res = refine_and_verify(lcp, q, qs, d, work.binv, work.col, work.x, work.basis, z, w)
+        F, dx, x = work.binv, work.col, work.x
+    res = refine_and_verify(lcp, q, qs, d, F, dx, x, work.basis, z, w)  # one call site: one copy of its code
     if not res <= opts.verify_tol:
         status = NUMERICAL
     return status, pivots, res
