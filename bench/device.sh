@@ -43,7 +43,8 @@ device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else ()
 t = time.perf_counter()
 P = np.full((64, N, problem.m), 0.5) if caps == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
-print(f"{label}: GPU kernel (caps {caps}, {device.JIT_OPTIONS or 'default'}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
+options = device.JIT_OPTIONS or "default options"
+print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
 }
 {
   date -u
