@@ -102,7 +102,7 @@ def _kernel_resources(n):
     for key, (kernel, _) in kernels_device._KERNELS.items():
         if key[2] != n:
             continue
-        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}{', tableau' if key[6] else ''}"
+        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}{', tableau' if key[6] else ''}{f', {key[7]}' if key[7] else ''}"
         try:
             regs, local = kernel.get_regs_per_thread(), kernel.get_local_mem_per_thread()
             one = (lambda v: max(v.values()) if isinstance(v, dict) else v)  # keyed by signature: one here
