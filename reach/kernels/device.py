@@ -60,7 +60,7 @@ __all__ = ["numba_cuda", "available", "device_function", "work_template", "kerne
            "kernel_function", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "FUSED"]
 
-#: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200, reach bench --gpu).
+#: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
 THREADS_PER_BLOCK = 64
 
 #: Further options of numba-cuda's ``cuda.jit`` for :func:`sample_kernel`, as ``(name, value)`` pairs (none by
@@ -166,8 +166,8 @@ def work_template(modes, n, m, nv, tableau=True):
     and Lemke's dense tableau ``T`` where only the revised method runs (not
     ``tableau``: :func:`reach.kernels.lcp.uses_tableau` is false for the run's
     method and size; its LU re-solve then factors in the folded inverse's store).  For the
-    quadruped touchdown (random choice, n = 44) that leaves 49 KB of the 93 KB
-    out.
+    quadruped touchdown (random choice, n = 44) that leaves 57 KiB of the 93 KiB
+    out (tested).
     """
     work = make_step_work(n, m, nv)
     if not tableau:
