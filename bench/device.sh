@@ -4,9 +4,10 @@
 # numba-cuda already there).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
-# from the host for a directed run's later rounds), and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches them on disk
-# (reach.kernels.device.kernel_file); then `reach bench --gpu` loads them, so its "compile" column is the
-# load from the disk cache in a new process.  Each part has its own time limit.
+# from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
+# reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
+# them on disk (reach.kernels.device.kernel_file); then `reach bench --gpu` loads them, so its "compile"
+# column is the load from the disk cache in a new process.  Each part has its own time limit.
 set -uo pipefail
 OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
@@ -46,6 +47,19 @@ Gpu().run(plan, P, 0, 0, N + 2, count=64)
 options = device.JIT_OPTIONS or "default options"
 print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
 }
+compile_lemke() {  # $1: a case of reach.tools.bench_gpu, $2: a layout of reach.kernels.warp.LAYOUTS; that Lemke kernel (reach.kernels.warp), cached on disk
+  python3 -W ignore -c '
+import sys, time
+import numpy as np
+from reach.kernels.lcp import DEFAULT_OPTIONS
+from reach.kernels.warp import run_lemke
+from reach.tools.bench_gpu import problem_case
+label, layout = sys.argv[1], sys.argv[2]
+n = problem_case(label)[0].lcp_size
+t = time.perf_counter()
+run_lemke(layout, np.eye(n), -np.ones((1, n)), np.ones((1, n)), DEFAULT_OPTIONS)
+print(f"{label}: Lemke kernel, {layout} an LCP, compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
+}
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
@@ -57,6 +71,9 @@ print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_coun
   for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps -1" &
   done; done
+  for c in rocking-block disk-stack quadruped; do for layout in thread warp warp-lean; do  # the bench's first part
+    timeout 150 bash -c "$(declare -f compile_lemke); compile_lemke $c $layout" &
+  done; done
   for c in disk-stack quadruped; do for ((v = 0; v < variants; v++)); do  # the bench's TUNING_SWEEP (n >= TUNED_MIN_N)
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn $v" &
   done; done
@@ -66,7 +83,7 @@ print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_coun
   fi
   ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
   date -u
-  timeout 300 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
+  timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
   date -u
   if [[ $PARTS == *parallel* ]]; then
     timeout 140 "${REACH[@]}" bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"

@@ -57,7 +57,7 @@ from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
+           "kernel_function", "kernel_module", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
@@ -224,7 +224,7 @@ def kernel_file(key, source):
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-            partial.write_text(f"# reach's sampling kernel {key!r}, written by reach.kernels.device\n{source}")
+            partial.write_text(f"# reach's GPU kernel {key!r}, written by reach.kernels.device\n{source}")
             partial.replace(path)
     except OSError:
         return None
@@ -240,16 +240,26 @@ def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, jit_options=
              "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
              "MODES": modes, "CERTIFY": certify}
     key = (modes, certify, n, m, nv, N, tableau, tuple(jit_options))
-    source = kernel_source(modes, n, m, nv, N, tableau)
+    namespace, on_disk = kernel_module(key, kernel_source(modes, n, m, nv, N, tableau), names)
+    return namespace["samples"], on_disk
+
+
+def kernel_module(key, source, names):
+    """The names ``source`` defines, run with ``names`` bound; and whether Numba may cache its kernels on disk.
+
+    The source runs from its :func:`kernel_file` (so Numba can cache what it
+    compiles), or from memory where the package's folder is read-only.
+    """
     path = kernel_file(key, source)
     if path is None:
-        exec(compile(source, f"<reach sampling kernel {key!r}>", "exec"), names)
-        return names["samples"], False
+        namespace = dict(names)
+        exec(compile(source, f"<reach GPU kernel {key!r}>", "exec"), namespace)
+        return namespace, False
     spec = importlib.util.spec_from_file_location(f"reach_cuda_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(names)
     spec.loader.exec_module(module)
-    return module.samples, True
+    return module.__dict__, True
 
 
 def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):

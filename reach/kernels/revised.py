@@ -36,7 +36,7 @@ import numpy as np
 from reach.kernels.jit import kernel
 from reach.kernels.verify import basic_residual
 
-__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller"]
+__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller", "ratio_test", "fold_etas"]
 
 
 @kernel(inline="always")
@@ -152,7 +152,7 @@ def btran(work, i, y):
 
 
 @kernel(inline="always")
-def _fold(etas, eta_row, eta_inv, count, binv, folded, scratch):
+def fold_etas(etas, eta_row, eta_inv, count, binv, folded, scratch):
     """Fold the first ``count`` etas into the explicit inverse ``binv`` (the identity before, unless ``folded``)."""
     n = scratch.shape[0]
     for j in range(n):
@@ -225,7 +225,7 @@ def _least(a):
 
 
 @kernel(inline="always")
-def _ratio_test(col, x, ratio, basis, sign, z0_index, tols, file, rows):
+def ratio_test(col, x, ratio, basis, sign, z0_index, tols, file, rows):
     """The row leaving for the entering column ``col`` (-1: a ray), and ``max |col|``; the tableau's ratio test.
 
     ``tols`` is ``(sigma, pivot_tol, tie_tol)``; ``file`` the eta file (see
@@ -345,7 +345,7 @@ def revised_lemke_kernel(MsT, qs, d, opts, work, z):
     while pivots < opts.max_pivots:
         _load_column(MsT, d, entering, col)
         _ftran(etas, eta_row, eta_inv, count, binv, folded, tmp, col)
-        r, colmax = _ratio_test(col, x, ratio, basis, sign, z0_index, (sigma, pivot_tol, tie_tol),
+        r, colmax = ratio_test(col, x, ratio, basis, sign, z0_index, (sigma, pivot_tol, tie_tol),
                                 (etas, eta_row, eta_inv, count, binv, folded, tmp, nz), (row_a, row_b))
         if pivots > 0 and (r < 0 or x[r] > zero):
             # degenerate exit: with z0 basic at zero the point is already complementary; pivot z0 out
@@ -364,7 +364,7 @@ def revised_lemke_kernel(MsT, qs, d, opts, work, z):
             status = 1
             break
         if count == etas.shape[0]:  # the eta store is full: fold it into binv
-            _fold(etas, eta_row, eta_inv, count, binv, folded, row_a)
+            fold_etas(etas, eta_row, eta_inv, count, binv, folded, row_a)
             count = 0
             folded = True
         _pivot(col, x, r, etas, eta_row, eta_inv, count)

@@ -30,7 +30,8 @@ import time
 
 import numpy as np
 
-__all__ = ["GPU_CASES", "AGREEMENT_TOL", "gpu_case", "problem_case", "run_gpu", "format_gpu"]
+__all__ = ["GPU_CASES", "AGREEMENT_TOL", "LAYOUT_LCPS", "gpu_case", "problem_case", "recorded_lcps", "lemke_layouts",
+           "run_gpu", "format_gpu", "format_layouts"]
 
 #: (label, GPU batches, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
 GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2**22), 2**14),
@@ -44,6 +45,8 @@ AGREEMENT_TOL = 1e-12
 TUNING_SWEEP = ((("max_registers", 128),), (("max_registers", 96),), (("shared_memory_carveout", "MaxL1"),))
 #: Smallest LCP size :func:`gpu_case` runs :data:`TUNING_SWEEP` at.
 TUNED_MIN_N = 20
+#: LCPs a batch of :func:`lemke_layouts` (recorded ones, repeated).
+LAYOUT_LCPS = 2**18
 #: The end-to-end case of issue 40: a quadruped set of this many samples with its held-out estimate.
 END_TO_END_SAMPLES = 2**20
 
@@ -169,6 +172,66 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
             **_agreement(problem, h, N, agree, common)}
 
 
+def recorded_lcps(label, count):
+    """``count`` LCPs of a case's recorded Routh steps, as its verified step scales them: ``(lcp, Q, D, options)``
+    (the :class:`~reach.kernels.lcp.ScaledLCP`, the scaled ``q`` and covering vector of each, Lemke's options)."""
+    from types import SimpleNamespace
+
+    from reach.kernels.routh_data import fill_q
+    from reach.tools.bench import Recorded
+
+    problem, h, N = problem_case(label)
+    rec = Recorded(SimpleNamespace(problem=problem, h=h, N=N), count)
+    lcp = rec.data.lcp
+    Q = np.empty((rec.V.shape[0], rec.n))
+    for k, (v, lam) in enumerate(zip(rec.V, rec.lam)):
+        fill_q(rec.data.Jbar, problem.m, v, lam, Q[k])
+        Q[k] *= lcp.row_scale  # as reach.kernels.lcp.solve_scaled scales it
+    return lcp, Q, np.ascontiguousarray(rec.d), rec.options.lemke
+
+
+def lemke_layouts(label, lcps=LAYOUT_LCPS, distinct=2**12, repeats=3):
+    """Lemke's method alone on a case's recorded LCPs: one thread an LCP against a warp an LCP, each layout
+    of :data:`reach.kernels.warp.LAYOUTS`.
+
+    ``distinct`` recorded LCPs, repeated to ``lcps``; kernel seconds a batch
+    (medians of ``repeats``, the first launch compiles or loads), against one
+    CPU core's CPU seconds on the distinct ones; and on those, whether each
+    layout ends as the CPU does (status, pivots, basis, basic values' bits).
+    """
+    from reach.kernels.lcp import make_work
+    from reach.kernels.warp import LAYOUTS, cpu_lemke_batch, run_lemke
+
+    lcp, Q, D, opts = recorded_lcps(label, distinct)
+    K, n = Q.shape
+    ref = (np.empty(K, np.int64), np.empty(K, np.int64), np.empty((K, n)), np.empty((K, n), np.int64))
+    cpu_lemke_batch(lcp.MsT, Q[:2], D[:2], opts, make_work(n), np.empty(n), *[a[:2] for a in ref])  # compiles
+    t = time.process_time()
+    cpu_lemke_batch(lcp.MsT, Q, D, opts, make_work(n), np.empty(n), *ref)
+    cpu_s = time.process_time() - t
+    reps = max(1, lcps // K)
+    big_Q, big_D = np.tile(Q, (reps, 1)), np.tile(D, (reps, 1))
+    row = {"case": label, "lcp_size": n, "lcps": reps * K, "distinct": K, "pivots_mean": float(ref[1].mean()),
+           "cpu_lcps_per_s_core": K / cpu_s}
+    for layout in LAYOUTS:
+        t = time.perf_counter()
+        got = run_lemke(layout, lcp.MsT, Q, D, opts)
+        compile_s = time.perf_counter() - t
+        same = ((got[0] == ref[0]) & (got[1] == ref[1]) & (got[3] == ref[3]).all(axis=1)
+                & (got[2].view(np.int64) == ref[2].view(np.int64)).all(axis=1))
+        walls = []
+        for _ in range(repeats):
+            seconds = {}
+            run_lemke(layout, lcp.MsT, big_Q, big_D, opts, seconds=seconds)
+            walls.append(seconds["kernel"])
+        row[layout] = {"first_launch_s": compile_s, "kernel_s": float(np.median(walls)),
+                       "lcps_per_s": reps * K / float(np.median(walls)), "identical": int(same.sum())}
+    row["warp_over_thread"] = max(row[k]["lcps_per_s"] for k in LAYOUTS[1:]) / row["thread"]["lcps_per_s"]
+    print(f"  {label}: Lemke alone, LCPs/s " + ", ".join(f"{k} {row[k]['lcps_per_s']:,.0f}" for k in LAYOUTS) +
+          f" (best warp ÷ thread {row['warp_over_thread']:.2f})", flush=True)
+    return row
+
+
 def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
     """Issue 40's end-to-end case: the quadruped's default set of ``samples`` with its held-out estimate, on the GPU.
 
@@ -197,7 +260,13 @@ def run_gpu(quick=False):
     from reach.sampling.gpu import Gpu
 
     Gpu()  # a clear error where there is no GPU
-    report = {}
+    report = {"lemke-layouts": {}}
+    for label, _, _ in GPU_CASES:  # first: the layout that the next step of the port hangs on
+        try:
+            report["lemke-layouts"][label] = lemke_layouts(label, 2**12 if quick else LAYOUT_LCPS,
+                                                           2**8 if quick else 2**12)
+        except Exception as exc:
+            report["lemke-layouts"][label] = {"case": label, "error": f"{type(exc).__name__}: {exc}"}
     for label, sizes, cpu in GPU_CASES:
         try:
             report[label] = gpu_case(label, (2**14,) if quick else sizes, 2**10 if quick else cpu,
@@ -219,7 +288,7 @@ def format_gpu(report):
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     device = ""
     for label, r in report.items():
-        if label == "end-to-end":
+        if label in ("end-to-end", "lemke-layouts"):
             continue
         if "error" in r:
             lines.append(f"| {label} | | | | failed: {r['error'][:120]} | | | | | |")
@@ -235,7 +304,7 @@ def format_gpu(report):
                          f"{run['kernel_samples_per_s']:,.0f} | {tail}")
     lines.append("")
     for label, r in report.items():
-        if label != "end-to-end" and "first_choice" in r:
+        if label not in ("end-to-end", "lemke-layouts") and "first_choice" in r:
             f = r["first_choice"]
             tuned = "; ".join(f"{k}: {v:,.0f}" for k, v in r["tuned"].items()) or "not measured (small LCP)"
             lines.append(f"- {label}: first choice 2^{f['samples'].bit_length() - 1}: {f['samples_per_s']:,.0f} "
@@ -250,6 +319,26 @@ def format_gpu(report):
                       f"2 % of |vn0|: {held.get('outside_2pct', float('nan')):.2%})."]
     elif e2e:
         lines += ["", f"End to end: failed: {e2e['error']}"]
+    if report.get("lemke-layouts"):
+        lines += ["", format_layouts(report["lemke-layouts"])]
     builds = sorted({r["build"] for r in report.values() if "build" in r})
     lines += ["", f"Device: {device}; kernels compiled {', '.join(builds) or '(unknown)'}."]
+    return "\n".join(lines)
+
+
+def format_layouts(rows):
+    """:func:`lemke_layouts`' rows as a Markdown table."""
+    from reach.kernels.warp import LAYOUTS
+
+    lines = ["Lemke's method alone on recorded LCPs (kernel time, medians; LCPs a second):", "",
+             "| case | LCP n | pivots a solve | one core (CPU time) | " + " | ".join(LAYOUTS) +
+             " | best warp ÷ thread | same as the CPU |", "|---|---:|---:|---:|" + "---:|" * len(LAYOUTS) + "---:|---|"]
+    for label, r in rows.items():
+        if "error" in r:
+            lines.append(f"| {label} | | | | failed: {r['error'][:120]} |" + " |" * (len(LAYOUTS) + 1))
+            continue
+        rates = " | ".join(f"{r[k]['lcps_per_s']:,.0f}" for k in LAYOUTS)
+        same = ", ".join(f"{r[k]['identical']}" for k in LAYOUTS)
+        lines.append(f"| {label} | {r['lcp_size']} | {r['pivots_mean']:.1f} | {r['cpu_lcps_per_s_core']:,.0f} | "
+                     f"{rates} | {r['warp_over_thread']:.2f}× | {same} of {r['distinct']} |")
     return "\n".join(lines)
