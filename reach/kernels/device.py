@@ -57,7 +57,7 @@ from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "kernel_module", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
+           "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
@@ -215,20 +215,34 @@ def kernel_file(key, source):
     Numba caches a compiled kernel on disk only if its source is a file
     (next to it, in ``__pycache__``), and keys the cache on that file alone:
     the name changes whenever the kernel, its key or any kernel it calls
-    does, so a cached kernel is never a stale one.  None where the package's
-    folder is read-only: the kernel then compiles in each process.
+    does, so a cached kernel is never a stale one.  The name begins with the
+    kernel modules' hash, so writing a new file also removes the files (and
+    their compiled kernels) that an earlier version of the kernels wrote
+    (:func:`remove_stale_kernels`).  None where the package's folder is
+    read-only: the kernel then compiles in each process.
     """
-    digest = hashlib.sha256(f"{kernels_digest()} {key!r} fused={FUSED}\n{source}".encode()).hexdigest()[:20]
-    path = Path(__file__).resolve().parent / "__pycache__" / "cuda" / f"sampling_kernel_{digest}.py"
+    modules = kernels_digest()
+    digest = hashlib.sha256(f"{modules} {key!r} fused={FUSED}\n{source}".encode()).hexdigest()[:20]
+    path = Path(__file__).resolve().parent / "__pycache__" / "cuda" / f"kernel_{modules[:12]}_{digest}.py"
     try:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_kernels(path.parent, f"kernel_{modules[:12]}_")
             partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
             partial.write_text(f"# reach's GPU kernel {key!r}, written by reach.kernels.device\n{source}")
             partial.replace(path)
     except OSError:
         return None
     return path
+
+
+def remove_stale_kernels(folder, current):
+    """Remove the kernel files in ``folder`` whose names do not begin with ``current``, and Numba's cache of each."""
+    stale = [f for f in folder.glob("*kernel_*.py") if not f.name.startswith(current)]
+    for f in stale:
+        for cached in (folder / "__pycache__").glob(f"{f.stem}.*"):
+            cached.unlink(missing_ok=True)
+        f.unlink(missing_ok=True)
 
 
 def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, jit_options=()):

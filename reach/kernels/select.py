@@ -131,6 +131,14 @@ def grid_squares(pts, per_unit):
     return out
 
 
+#: Rows :func:`standardized_rows` projects at a time: each dot product's terms are added in order, so
+#: a row at a time is a chain of dependent additions; a block of rows is added across the rows instead,
+#: which vectorizes.  With the columns' sums taken in one pass over the rows (not one strided pass a
+#: column), 850,000 rows of the quadruped's sizes took 0.14 s instead of 0.33, the same bits
+#: (``bench/standardized-rows.log``, ``PYTHONPATH=. python bench/standardized_rows.py``).
+ROWS_A_BLOCK = 256
+
+
 @counted(nogil=True)
 def standardized_rows(J, V, index, floor):
     """``(J @ V[index].T).T`` with each column's mean removed and divided by its spread (at least ``floor``).
@@ -143,25 +151,39 @@ def standardized_rows(J, V, index, floor):
     """
     n, d, nv = index.shape[0], J.shape[0], J.shape[1]
     out = np.empty((n, d))
+    block = np.empty((d, ROWS_A_BLOCK))  # the products of a block of rows, coordinate by coordinate
+    column = np.empty(ROWS_A_BLOCK)
+    for start in range(0, n, ROWS_A_BLOCK):
+        rows = min(n - start, ROWS_A_BLOCK)
+        block[:, :rows] = 0.0
+        for j in range(nv):  # each entry's sum still runs over j in order: the same bits as a row at a time
+            for k in range(rows):
+                column[k] = V[index[start + k], j]
+            for a in range(d):
+                c = J[a, j]
+                for k in range(rows):  # across rows, so it vectorizes
+                    block[a, k] += c * column[k]
+        for k in range(rows):
+            for a in range(d):
+                out[start + k, a] = block[a, k]
+    # each column's mean, spread and scaling, all columns in one pass over the rows (each column's sums
+    # still run over the rows in order)
+    mean = np.zeros(d)
     for i in range(n):
-        row = index[i]
         for a in range(d):
-            acc = 0.0
-            for j in range(nv):
-                acc += J[a, j] * V[row, j]
-            out[i, a] = acc
+            mean[a] += out[i, a]
     for a in range(d):
-        mean = 0.0
-        for i in range(n):
-            mean += out[i, a]
-        mean /= max(n, 1)
-        squares = 0.0
-        for i in range(n):
-            out[i, a] -= mean
-            squares += out[i, a] * out[i, a]
-        scale = max(np.sqrt(squares / max(n, 1)), floor)
-        for i in range(n):
-            out[i, a] /= scale
+        mean[a] /= max(n, 1)
+    squares = np.zeros(d)
+    for i in range(n):
+        for a in range(d):
+            out[i, a] -= mean[a]
+            squares[a] += out[i, a] * out[i, a]
+    for a in range(d):
+        squares[a] = max(np.sqrt(squares[a] / max(n, 1)), floor)
+    for i in range(n):
+        for a in range(d):
+            out[i, a] /= squares[a]
     return out
 
 

@@ -239,17 +239,31 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
     target is at most 1 s.
     """
     from reach import sample_post_impact_set
+    from reach.sampling.gpu import DEVICE_SECONDS
 
     problem, h, N = problem_case("quadruped")
     sample_post_impact_set(problem, min(4096, samples), h, N, backend="cuda")
-    walls, held = [], {}
+    walls, held, parts = [], {}, []
     for _ in range(repeats):
+        device = dict(DEVICE_SECONDS)
         t = time.perf_counter()
         result = sample_post_impact_set(problem, samples, h, N, backend="cuda")
         walls.append(time.perf_counter() - t)
         held = result.metadata.get("completeness") or {}
+        parts.append(_end_to_end_parts(walls[-1], result.metadata, {k: DEVICE_SECONDS[k] - device[k] for k in device}))
     return {"samples": samples, "wall_s": walls, "median_wall_s": float(np.median(walls)),
-            "engine_wall_s": result.metadata.get("wall_seconds"), "held_out": held, "target_s": 1.0}
+            "engine_wall_s": result.metadata.get("wall_seconds"), "held_out": held, "target_s": 1.0,
+            "parts": {k: float(np.median([p[k] for p in parts])) for k in parts[0]}}
+
+
+def _end_to_end_parts(wall, metadata, device):
+    """Where an end-to-end run's wall seconds went: the kernels, the transfers, the directed rounds' selection
+    (on the CPU), the rest of the main run, and what followed it (the held-out run and estimate)."""
+    engine = metadata.get("wall_seconds") or 0.0
+    selection = metadata.get("selection_seconds") or 0.0
+    return {"kernel_s": device["kernel"], "transfer_s": device["transfer"], "selection_s": selection,
+            "host_other_s": wall - device["kernel"] - device["transfer"] - selection, "main_run_s": engine,
+            "after_main_run_s": wall - engine}
 
 
 def run_gpu(quick=False):
@@ -317,6 +331,9 @@ def format_gpu(report):
                       f"its held-out estimate, {e2e['median_wall_s']:.2f} s wall (median of "
                       f"{len(e2e['wall_s'])}; target ≤ {e2e['target_s']:.0f} s; held-out outcomes farther than "
                       f"2 % of |vn0|: {held.get('outside_2pct', float('nan')):.2%})."]
+        if e2e.get("parts"):
+            lines.append("Where it went (medians, s): " + ", ".join(f"{k[:-2].replace('_', ' ')} {v:.2f}"
+                                                                   for k, v in e2e["parts"].items()) + ".")
     elif e2e:
         lines += ["", f"End to end: failed: {e2e['error']}"]
     if report.get("lemke-layouts"):

@@ -334,6 +334,22 @@ def test_a_kernel_file_is_named_by_its_source_key_and_the_kernel_modules():
     assert kernel_file((None, None, 10, 2, 3, 4), kernel_source(None, 10, 2, 3, 4)) != path
 
 
+def test_a_new_version_of_the_kernels_removes_the_kernel_files_of_the_old_one(tmp_path):
+    from reach.kernels.cache import kernels_digest
+    from reach.kernels.device import kernel_file, kernel_source, remove_stale_kernels
+
+    path = kernel_file((None, None, 10, 2, 3, None), kernel_source(None, 10, 2, 3))
+    assert path.name.startswith(f"kernel_{kernels_digest()[:12]}_")  # the kernel modules' hash comes first
+    (tmp_path / "__pycache__").mkdir()
+    names = ["kernel_aaaaaaaaaaaa_1.py", "kernel_bbbbbbbbbbbb_2.py", "sampling_kernel_3.py"]  # the last: 0.2.0's
+    for name in names:
+        (tmp_path / name).write_text("")
+        (tmp_path / "__pycache__" / f"{name[:-3]}.samples-2.py311.nbc").write_text("")
+    remove_stale_kernels(tmp_path, "kernel_bbbbbbbbbbbb_")
+    assert sorted(f.name for f in tmp_path.glob("*.py")) == ["kernel_bbbbbbbbbbbb_2.py"]
+    assert [f.name for f in (tmp_path / "__pycache__").iterdir()] == ["kernel_bbbbbbbbbbbb_2.samples-2.py311.nbc"]
+
+
 CACHE_FAILS = textwrap.dedent("""
     import json, pickle, warnings
     import numpy as np

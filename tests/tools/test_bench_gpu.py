@@ -25,3 +25,12 @@ def test_the_gpu_report_puts_the_layouts_under_their_own_table():
     text = format_gpu({"lemke-layouts": {"quadruped": _row((1.0e6, 2.0e6, 1.5e6))}})
     assert "Lemke's method alone" in text and "2.00×" in text
     assert "| lemke-layouts |" not in text  # not a row of the samples table
+
+
+def test_the_end_to_end_line_says_where_the_seconds_went():
+    parts = {"kernel_s": 8.0, "transfer_s": 0.5, "selection_s": 2.0, "host_other_s": 5.2, "main_run_s": 12.0,
+             "after_main_run_s": 3.7}
+    text = format_gpu({"end-to-end": {"samples": 2**20, "wall_s": [15.7, 15.9], "median_wall_s": 15.8,
+                                      "held_out": {"outside_2pct": 0.004}, "target_s": 1.0, "parts": parts}})
+    assert "2^20 samples with its held-out estimate, 15.80 s wall (median of 2; target ≤ 1 s" in text
+    assert "kernel 8.00, transfer 0.50, selection 2.00, host other 5.20, main run 12.00, after main run 3.70" in text
