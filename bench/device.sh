@@ -3,6 +3,7 @@
 # machine with a GPU and 16 cores (the `device` tool runs it on a copy of the checkout: no install,
 # numba-cuda already there).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
+#   PARTS=lemke bash bench/device.sh   # only Lemke's layouts (reach.kernels.warp), about two minutes: $OUT/lemke.json
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
 # reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
@@ -60,20 +61,34 @@ t = time.perf_counter()
 run_lemke(layout, np.eye(n), -np.ones((1, n)), np.ones((1, n)), DEFAULT_OPTIONS)
 print(f"{label}: Lemke kernel, {layout} an LCP, compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
 }
+compile_lemkes() {  # every case's Lemke kernels, each layout, at the same time
+  for c in rocking-block disk-stack quadruped; do for layout in $(python3 -c 'from reach.kernels.warp import LAYOUTS; print(*LAYOUTS)'); do
+    timeout 150 bash -c "$(declare -f compile_lemke); compile_lemke $c $layout" &
+  done; done
+  wait
+}
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
   python3 -c 'import os, numba, numpy; print("numba", numba.__version__, "numpy", numpy.__version__, "cores", os.cpu_count())'
-  if [[ $PARTS != *bench-only* ]]; then
+  if [[ $PARTS == lemke ]]; then  # Lemke's layouts alone (about two minutes): compiled, then timed; $OUT/lemke.json
+    compile_lemkes > "$OUT/compile.log" 2>&1
+    cat "$OUT/compile.log"
+    timeout 240 python3 -W ignore -c '
+import json, sys
+from reach.tools.bench_gpu import GPU_CASES, format_layouts, lemke_layouts
+rows = {label: lemke_layouts(label) for label, _, _ in GPU_CASES}
+json.dump(rows, open(sys.argv[1], "w"), indent=1)
+print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended with $?"
+    date -u
+  elif [[ $PARTS != *bench-only* ]]; then
   warm > "$OUT/warm.log" 2>&1 &
   variants=$(python3 -c 'from reach.tools.bench_gpu import TUNING_SWEEP; print(len(TUNING_SWEEP))')
   {
   for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps -1" &
   done; done
-  for c in rocking-block disk-stack quadruped; do for layout in thread warp warp-lean; do  # the bench's first part
-    timeout 150 bash -c "$(declare -f compile_lemke); compile_lemke $c $layout" &
-  done; done
+  compile_lemkes &  # the bench's first part
   for c in disk-stack quadruped; do for ((v = 0; v < variants; v++)); do  # the bench's TUNING_SWEEP (n >= TUNED_MIN_N)
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn $v" &
   done; done
@@ -81,10 +96,12 @@ print(f"{label}: Lemke kernel, {layout} an LCP, compiled in {time.perf_counter()
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
-  date -u
-  timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
-  date -u
+  if [[ $PARTS != lemke ]]; then
+    ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
+    date -u
+    timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
+    date -u
+  fi
   if [[ $PARTS == *parallel* ]]; then
     timeout 140 "${REACH[@]}" bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
     date -u

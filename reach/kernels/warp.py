@@ -43,13 +43,15 @@ from reach.kernels.device import device_function, kernel_module, numba_cuda, wit
 from reach.kernels.jit import kernel
 from reach.kernels.revised import fold_etas, ratio_test, revised_lemke_kernel
 
-__all__ = ["WARP", "LAYOUTS", "warp_lemke", "device_names", "warp_lemke_kernel", "thread_lemke_kernel", "lemke_kernel_source", "run_lemke", "lean_blocks",
+__all__ = ["WARP", "LAYOUTS", "STATIC_SHARED", "shared_bytes", "warp_lemke", "device_names", "warp_lemke_kernel", "thread_lemke_kernel", "lemke_kernel_source", "run_lemke", "lean_blocks",
            "cpu_lemke_batch"]
 
 #: Threads that solve one LCP together (a block, one warp).
 WARP = 32
 #: The batch kernels' layouts (:func:`lemke_kernel_source`).
 LAYOUTS = ("thread", "warp", "warp-lean")
+#: Bytes of shared memory a kernel's static arrays may take (CUDA's limit): n <= 52 for ``"warp"``, 72 lean.
+STATIC_SHARED = 48 * 1024
 
 _BUILT = {}  # (layout, n) -> compiled kernel
 
@@ -294,6 +296,11 @@ def lemke_kernel_source(layout, n):
     final basic values ``X[b]`` and basis ``B[b]``.
     """
     head = "def lemke(MsT, Q, D, opts, status, pivots, X, B, BINV):\n"
+    if layout not in LAYOUTS:
+        raise ValueError(f"no Lemke layout {layout!r}: one of {', '.join(LAYOUTS)}")
+    if layout != "thread" and shared_bytes(layout, n) > STATIC_SHARED:
+        raise ValueError(f"a {layout} block at n = {n} needs {shared_bytes(layout, n):,} bytes of shared memory; "
+                         f"a kernel's static arrays may take {STATIC_SHARED:,}")
     if layout in ("warp", "warp-lean"):
         arrays = [("etas", (n, n), "float64"), ("eta_row", n, "int64"), ("eta_inv", n, "float64"),
                   ("binv", (n, n), "float64"), ("cols", (2, n), "float64"), ("x", n, "float64"),
@@ -331,6 +338,11 @@ def _kernel(layout, n):
     return _BUILT[layout, n]
 
 
+def shared_bytes(layout, n):
+    """Shared memory a block of ``layout`` (``"warp"`` or ``"warp-lean"``) takes at LCP size ``n``."""
+    return 8 * (n * n * (2 if layout == "warp" else 1) + 11 * n + WARP + 1)
+
+
 def lean_blocks(n):
     """Blocks of the ``"warp-lean"`` layout at LCP size ``n``: as many as a multiprocessor holds at once
     (by shared memory: 228 KB, 1 KB of it reserved a block; at most 32 blocks), on each multiprocessor.
@@ -338,7 +350,7 @@ def lean_blocks(n):
     No more: a block takes its LCPs one after another, so a block that waited
     for room would finish a whole block's work after the others.
     """
-    shared = 8 * (n * n + 11 * n + WARP + 1)  # lemke_kernel_source's arrays, less the folded inverse
+    shared = shared_bytes("warp-lean", n)
     try:
         processors = int(numba_cuda().get_current_device().MULTIPROCESSOR_COUNT)
     except Exception:  # the simulator's device has no such attribute

@@ -133,3 +133,15 @@ def test_the_kernel_sources_size_their_arrays_to_the_problem():
     thread = lemke_kernel_source("thread", 44)
     assert "cuda.local.array((44, 44), float64)" in thread and "shared" not in thread
     assert "cuda.local.array((1, 1), float64)" in thread  # the revised method needs no tableau
+
+
+def test_a_block_that_would_outgrow_static_shared_memory_is_refused_by_name():
+    from reach.kernels.warp import STATIC_SHARED, lemke_kernel_source, shared_bytes
+
+    assert shared_bytes("warp", 44) == 35112 and shared_bytes("warp-lean", 44) == 19624  # what ptxas reports
+    assert shared_bytes("warp", 52) <= STATIC_SHARED < shared_bytes("warp", 53)
+    with pytest.raises(ValueError, match="n = 60 needs 63,144 bytes"):
+        lemke_kernel_source("warp", 60)
+    assert "BINV[b]" in lemke_kernel_source("warp-lean", 60)  # the lean block still fits
+    with pytest.raises(ValueError, match="no Lemke layout 'lane'"):
+        lemke_kernel_source("lane", 10)

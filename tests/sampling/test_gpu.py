@@ -233,13 +233,6 @@ def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
     assert "fma.rn.f64" not in ptx  # no contraction, and no libdevice exp, log or pow (an integer power had one)
 
 
-@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
-def test_the_kernel_that_draws_its_own_caps_compiles_to_ptx(monkeypatch):
-    ptx = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=True)
-    assert ".visible .entry" in ptx and "samples" in ptx
-    assert "xor.b64" in ptx  # the Sobol point's Gray code, on the device
-
-
 def test_a_threads_frame_leaves_out_the_arrays_its_kernel_cannot_reach():
     """Random choice at n = 44 (the quadruped) has neither enumeration nor candidates; exact choice keeps both."""
     from reach.kernels.device import work_template
@@ -286,9 +279,12 @@ def test_without_contraction_the_kernel_has_no_fused_multiply_add(monkeypatch):
     """
     from reach.kernels import device
 
-    fused = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=True).count("fma.rn.f64")
+    ptx = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=True)  # the kernel that draws its own caps
+    assert ".visible .entry" in ptx and "samples" in ptx
+    assert "xor.b64" in ptx  # the Sobol point's Gray code, on the device
     with device.without_contraction():
         strict = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=True).count("fma.rn.f64")
+    fused = ptx.count("fma.rn.f64")
     assert fused > 100 and strict == 0, (fused, strict)
 
 
