@@ -34,8 +34,10 @@ say.  The functions here are plain Python, compiled for CUDA by
 from __future__ import annotations
 
 import math
+import pickle
 import time
 import types
+import warnings
 
 import numpy as np
 
@@ -53,7 +55,7 @@ LAYOUTS = ("thread", "warp", "warp-lean")
 #: Bytes of shared memory a kernel's static arrays may take (CUDA's limit): n <= 52 for ``"warp"``, 72 lean.
 STATIC_SHARED = 48 * 1024
 
-_BUILT = {}  # (layout, n) -> compiled kernel
+_BUILT = {}  # (layout, n, cached on disk) -> compiled kernel
 
 
 def reduce_lanes(part, lane, value, largest):
@@ -328,14 +330,14 @@ def lemke_kernel_source(layout, n):
             "        status[s] = st\n        pivots[s] = pv\n")
 
 
-def _kernel(layout, n):
-    if (layout, n) not in _BUILT:
+def _kernel(layout, n, cache=True):
+    if (layout, n, cache) not in _BUILT:
         import numba
 
         namespace, on_disk = kernel_module(("lemke", layout, n), lemke_kernel_source(layout, n), device_names())
         options = {} if numba.config.ENABLE_CUDASIM else {"lto": False}
-        _BUILT[layout, n] = numba_cuda().jit(namespace["lemke"], cache=on_disk, **options)
-    return _BUILT[layout, n]
+        _BUILT[layout, n, cache] = numba_cuda().jit(namespace["lemke"], cache=on_disk and cache, **options)
+    return _BUILT[layout, n, cache]
 
 
 def shared_bytes(layout, n):
@@ -388,7 +390,13 @@ def run_lemke(layout, MsT, Q, D, opts, threads=64, seconds=None):
         kernel = _kernel(layout, n)
         cuda.synchronize()
         t = time.perf_counter()
-        kernel[grid](*args, opts, *out, binv)
+        try:
+            kernel[grid](*args, opts, *out, binv)
+        except (pickle.PicklingError, RuntimeError, OSError) as exc:  # maybe Numba's disk cache: once without it
+            warnings.warn(f"the {layout} Lemke kernel failed with Numba's disk cache ({exc}); compiling it again "
+                          "without", RuntimeWarning, stacklevel=2)
+            kernel = _BUILT[layout, n, True] = _kernel(layout, n, cache=False)  # later calls too
+            kernel[grid](*args, opts, *out, binv)
         cuda.synchronize()
     if seconds is not None:
         seconds["kernel"] = time.perf_counter() - t

@@ -73,6 +73,25 @@ SIMULATED = textwrap.dedent("""
         fill_q(rec.data.Jbar, lam.shape[0], v, lam, q)
         Q.append(q.copy())
     report["disk stack"] = case(rec.data.lcp.M, np.array(Q), rec.d)
+    import reach.kernels.warp as warp  # a kernel whose launch fails as saving it to Numba's disk cache would
+    real, calls = warp._kernel, []
+
+    class Fails:
+        def __getitem__(self, grid):
+            def launch(*args):
+                raise RuntimeError("cannot pickle")
+            return launch
+
+    def kernel(layout, n, cache=True):
+        calls.append(cache)
+        return Fails() if cache else real(layout, n, cache)
+
+    warp._kernel = kernel
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status, pivots, X, B = run_lemke("warp", np.eye(3), -np.ones((1, 3)), np.ones((1, 3)), DEFAULT_OPTIONS)
+    report["cache fails"] = dict(calls=calls, status=int(status[0]), warned=any("disk cache" in str(w.message)
+                                                                                  for w in caught))
     print(json.dumps(report))
 """)
 
@@ -102,6 +121,7 @@ def test_a_warp_solves_each_lcp_as_the_cpu_does_bit_for_bit_under_the_simulator(
     assert all(c["layouts"] == ["warp", "warp-lean"] for k, c in cases.items() if k.startswith("fold"))
     assert report["ties"]["equal_row_scales"]  # q = -1, d = 1, equal scales: every row ties at the first pivot
     assert report["two rows a thread"]["n"] > 32 and report["disk stack"]["n"] == 25
+    assert report["cache fails"] == dict(calls=[True, False], status=0, warned=True)  # compiled again, without
 
 
 @pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
