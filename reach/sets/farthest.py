@@ -128,7 +128,8 @@ class Climb(NamedTuple):
         kept = np.flatnonzero(held.kept)
         if len(kept) == 0 or len(result) == 0:
             return {"samples": 0, "max": float("nan"), "rounds": []}
-        distance = np.atleast_1d(result.distance_to(held.all_velocities[kept]))
+        cores = executor.cores  # the workers are idle while the distances are measured
+        distance = np.atleast_1d(result.distance_to(held.all_velocities[kept], workers=cores))
         top = np.argsort(-distance, kind="stable")[:self.parents]
         caps, distance = _caps(held, kept[top]), distance[top]
         per_round = max(1, int(budget) // self.rounds)
@@ -149,7 +150,7 @@ class Climb(NamedTuple):
             start += per_round
             d = np.full(per_round, -np.inf)
             if ok.any():
-                d[ok] = np.atleast_1d(result.distance_to(velocities[ok]))
+                d[ok] = np.atleast_1d(result.distance_to(velocities[ok], workers=cores))
             pool = np.concatenate([distance, d])  # the parents, then every child (-inf: not kept)
             top = np.argsort(-pool, kind="stable")[:self.parents]
             top = top[np.isfinite(pool[top])]

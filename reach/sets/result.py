@@ -161,11 +161,15 @@ class PostImpactSet:
         cv = self.problem.contact_velocities(v)
         return cv.reshape(cv.shape[:-2] + (-1,))
 
-    def distance_to(self, v):
-        """Distance from velocity ``v`` (nv,) or many (k, nv) to the nearest outcome, in contact-velocity coordinates."""
+    def distance_to(self, v, *, workers=1):
+        """Distance from velocity ``v`` (nv,) or many (k, nv) to the nearest outcome, in contact-velocity coordinates.
+
+        ``workers``: threads that share the nearest-neighbour queries (-1:
+        every core); each distance is exact, the same for any number.
+        """
         if len(self) == 0:
             raise ValueError("the set is empty: no sample ended non-colliding.")
-        dist, _ = self._tree().query(self._as_points(v))
+        dist, _ = self._tree().query(self._as_points(v), workers=workers)
         return dist
 
     def contains(self, v, tol):
