@@ -68,3 +68,14 @@ def assert_energy_non_increasing(problem, v_before, v_after, rtol=1e-10):
     e0 = problem.kinetic_energy(v_before)
     e1 = problem.kinetic_energy(v_after)
     assert np.all(e1 <= e0 * (1 + rtol) + 1e-300), f"kinetic energy rose: {e0} -> {np.max(e1)}"
+
+
+def nvvm_available():
+    """Whether this machine can compile CUDA code to PTX (libNVVM, NVRTC), with or without a GPU."""
+    try:
+        from reach.kernels.device import numba_cuda
+
+        numba_cuda().compile_ptx(lambda a, b: a + b, "float64(float64, float64)", device=True, cc=(9, 0))
+        return True
+    except Exception:
+        return False

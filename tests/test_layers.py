@@ -60,7 +60,7 @@ def _imports(path):
     return found
 
 
-SOURCES = sorted(PACKAGE.rglob("*.py"))
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)  # not generated kernel files
 
 
 def _target(module, names):

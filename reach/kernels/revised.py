@@ -36,7 +36,7 @@ import numpy as np
 from reach.kernels.jit import kernel
 from reach.kernels.verify import basic_residual
 
-__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller", "ratio_test", "fold_etas"]
+__all__ = ["revised_lemke_kernel", "ftran", "btran", "revised_refine", "lex_smaller", "ratio_test", "fold_etas", "degenerate_exit"]
 
 
 @kernel(inline="always")
@@ -270,6 +270,22 @@ def ratio_test(col, x, ratio, basis, sign, z0_index, tols, file, rows):
 
 
 @kernel(inline="always")
+def degenerate_exit(basis, x, col, z0, zero, threshold, r):
+    """The row to pivot on where the ratio test gave ``r`` (a ray, or a row above ``zero``) after the first pivot.
+
+    With z0 basic at zero the point is already complementary: pivot z0 out
+    on an entry of either sign above ``threshold`` (its row), or stop where it
+    stands (-2); else ``r`` stands (see :func:`reach.kernels.lcp.follow_path`).
+    """
+    for i in range(x.shape[0]):
+        if basis[i] == z0 and x[i] <= zero:
+            if abs(col[i]) > threshold:
+                return i
+            return -2 if r < 0 else r
+    return r
+
+
+@kernel(inline="always")
 def _pivot(col, x, r, etas, eta_row, eta_inv, t):
     """Pivot on row ``r`` of the entering column ``col``: record it as eta ``t``, update the basic values ``x``."""
     n = x.shape[0]
@@ -348,15 +364,7 @@ def revised_lemke_kernel(MsT, qs, d, opts, work, z):
         r, colmax = ratio_test(col, x, ratio, basis, sign, z0_index, (sigma, pivot_tol, tie_tol),
                                 (etas, eta_row, eta_inv, count, binv, folded, tmp, nz), (row_a, row_b))
         if pivots > 0 and (r < 0 or x[r] > zero):
-            # degenerate exit: with z0 basic at zero the point is already complementary; pivot z0 out
-            # on an entry of either sign, or stop where it stands (see lcp.follow_path)
-            for i in range(n):
-                if basis[i] == z0 and x[i] <= zero:
-                    if abs(col[i]) > pivot_tol * colmax:
-                        r = i
-                    elif r < 0:
-                        r = -2
-                    break
+            r = degenerate_exit(basis, x, col, z0, zero, pivot_tol * colmax, r)
         if r == -2:
             status = 0
             break

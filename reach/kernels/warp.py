@@ -43,7 +43,7 @@ import numpy as np
 
 from reach.kernels.device import device_function, kernel_module, numba_cuda, without_contraction
 from reach.kernels.jit import kernel
-from reach.kernels.revised import fold_etas, ratio_test, revised_lemke_kernel
+from reach.kernels.revised import degenerate_exit, fold_etas, ratio_test, revised_lemke_kernel
 
 __all__ = ["WARP", "LAYOUTS", "STATIC_SHARED", "shared_bytes", "warp_lemke", "device_names", "warp_lemke_kernel", "thread_lemke_kernel", "lemke_kernel_source", "run_lemke", "lean_blocks",
            "cpu_lemke_batch"]
@@ -233,14 +233,8 @@ def warp_lemke(MsT, qs, d, opts, shared, lane):
         r, colmax = warp_ratio_test(col, x, ratio, basis, sign, z0_index, (sigma, pivot_tol, opts.tie_tol),
                                     (etas, eta_row, eta_inv, count, binv, folded, tmp, nz), (rows, part, pick),
                                     lane, width)
-        if pivots > 0 and (r < 0 or x[r] > zero):  # the degenerate exit (see revised_lemke_kernel)
-            for i in range(n):
-                if basis[i] == z0 and x[i] <= zero:
-                    if abs(col[i]) > pivot_tol * colmax:
-                        r = i
-                    elif r < 0:
-                        r = -2
-                    break
+        if pivots > 0 and (r < 0 or x[r] > zero):  # every thread reads the same shared values
+            r = DEGENERATE(basis, x, col, z0, zero, pivot_tol * colmax, r)  # noqa: F821
         if r == -2:
             status = 0
             break
@@ -277,6 +271,7 @@ def device_names():
 
     names = {"cuda": cuda, "math": math, "float64": float64, "int64": int64, "LemkeWork": LemkeWork,
              "RATIO_TEST": device_function(ratio_test), "FOLD": device_function(fold_etas),
+             "DEGENERATE": device_function(degenerate_exit),
              "REVISED": device_function(revised_lemke_kernel)}
     for function in _HELPERS:
         clone = types.FunctionType(function.__code__, names, function.__name__, function.__defaults__)

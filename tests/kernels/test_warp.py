@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import nvvm_available
 
 ROOT = Path(__file__).parents[2]
 
@@ -96,16 +97,6 @@ SIMULATED = textwrap.dedent("""
 """)
 
 
-def _nvvm():
-    try:
-        from reach.kernels.device import numba_cuda
-
-        numba_cuda().compile_ptx(lambda a, b: a + b, "float64(float64, float64)", device=True, cc=(9, 0))
-        return True
-    except Exception:
-        return False
-
-
 def test_a_warp_solves_each_lcp_as_the_cpu_does_bit_for_bit_under_the_simulator():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     done = subprocess.run([sys.executable, "-c", SIMULATED], cwd=ROOT, env=env, capture_output=True, text=True,
@@ -124,7 +115,7 @@ def test_a_warp_solves_each_lcp_as_the_cpu_does_bit_for_bit_under_the_simulator(
     assert report["cache fails"] == dict(calls=[True, False], status=0, warned=True)  # compiled again, without
 
 
-@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+@pytest.mark.skipif(not nvvm_available(), reason="no CUDA compiler (libNVVM, NVRTC) here")
 def test_the_warp_kernel_compiles_to_ptx_without_fused_multiply_adds(monkeypatch):
     import numba
 

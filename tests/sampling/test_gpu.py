@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import nvvm_available
 
 from reach.sampling.executors import BACKENDS, make_executor
 from reach.sampling.plan import plan_run
@@ -179,16 +180,6 @@ def test_a_gpu_plan_has_large_chunks_and_still_four_a_phase():
     assert sum(c for _, c in gpu.chunks) == settings.n_samples
 
 
-def _nvvm():
-    try:
-        from reach.kernels.device import numba_cuda
-
-        numba_cuda().compile_ptx(lambda a, b: a + b, "float64(float64, float64)", device=True, cc=(9, 0))
-        return True
-    except Exception:
-        return False
-
-
 def _kernel_ptx(monkeypatch, name, choice, drawn=False):
     """PTX of the sampling kernel for scenario ``name`` and ``choice``, for a Hopper GPU (cc 9.0);
     ``drawn``: the kernel whose threads draw their own caps."""
@@ -218,7 +209,7 @@ def _kernel_ptx(monkeypatch, name, choice, drawn=False):
     return ptx
 
 
-@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+@pytest.mark.skipif(not nvvm_available(), reason="no CUDA compiler (libNVVM, NVRTC) here")
 def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
     """The CUDA compiler takes the kernel (every device function it calls) for a Hopper GPU (cc 9.0).
 
@@ -269,7 +260,7 @@ def test_a_run_keeps_the_tableau_in_its_kernel_only_where_its_method_can_take_it
     assert takes_tableau(walk, n)
 
 
-@pytest.mark.skipif(not _nvvm(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+@pytest.mark.skipif(not nvvm_available(), reason="no CUDA compiler (libNVVM, NVRTC) here")
 def test_without_contraction_the_kernel_has_no_fused_multiply_add(monkeypatch):
     """NVVM fuses ``a * b + c`` unless told not to; inside ``without_contraction`` none is left.
 
