@@ -12,7 +12,9 @@ they score: contact velocities, standardized.  :func:`perturbed_caps` makes
 the children's caps from their parents' and the round's random numbers.  Measured on a compass-gait
 round at 2^18 samples, these kernels took the parent selection from 67 to
 about 35 ms (``einsum``, ``np.round``, ``np.partition`` and a (64, n) score
-array had cost most of it).
+array had cost most of it).  :func:`equal_rows` groups equal rows of integer
+cell keys in a hash table, where ``np.unique(axis=0)`` sorted them (0.54 s for
+the 130,293 held-out outcomes of a 2^20-sample quadruped set, one core).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.jit import counted, kernel
+from reach.kernels.rng import splitmix64
 
-__all__ = ["kth_largest_rows", "top_along", "grid_squares", "standardized_rows", "perturbed_caps"]
+__all__ = ["kth_largest_rows", "top_along", "grid_squares", "standardized_rows", "perturbed_caps", "equal_rows"]
 
 
 @kernel(inline="always")
@@ -208,3 +211,53 @@ def perturbed_caps(parents, which, noise, uniform, sigma, snap, quant):
                     c = np.rint(c)
                 out[i, t, j] = np.uint16(np.rint(min(max(c, 0.0), 1.0) * quant))
     return out
+
+
+@kernel(inline="always")
+def _row_hash(keys, i):
+    """A 64-bit hash of row ``i`` of ``keys`` (int64)."""
+    x = np.uint64(keys.shape[1])
+    for c in range(keys.shape[1]):
+        x = splitmix64(x ^ np.uint64(keys[i, c]))
+    return x
+
+
+@kernel(inline="always")
+def _same_row(keys, i, j):
+    """Whether rows ``i`` and ``j`` of ``keys`` are equal."""
+    for c in range(keys.shape[1]):
+        if keys[i, c] != keys[j, c]:
+            return False
+    return True
+
+
+@kernel
+def equal_rows(keys, table, first, counts):
+    """Group the equal rows of ``keys`` (n, d) int64: the number of distinct rows, ``g``.
+
+    ``first[:g]`` gets the index of each distinct row's first occurrence, in
+    ascending order, and ``counts[:g]`` how many rows equal it: what
+    ``np.unique(keys, axis=0, return_index=True, return_counts=True)`` gives,
+    ordered by first occurrence.  ``table`` is scratch of a power of two of at
+    least ``2 n`` entries (open addressing, linear probing); ``first`` and
+    ``counts`` have ``n`` entries.
+    """
+    mask = np.uint64(table.shape[0] - 1)
+    for s in range(table.shape[0]):
+        table[s] = -1
+    groups = 0
+    for i in range(keys.shape[0]):
+        slot = _row_hash(keys, i) & mask
+        while True:
+            g = table[slot]
+            if g < 0:
+                table[slot] = groups
+                first[groups] = i
+                counts[groups] = 1
+                groups += 1
+                break
+            if _same_row(keys, i, first[g]):
+                counts[g] += 1
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return groups

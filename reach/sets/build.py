@@ -13,8 +13,9 @@ import numpy as np
 
 from reach.sampling.choice import auto_choice
 from reach.sampling.executors import make_executor
-from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, closing_speed, estimate_completeness, held_out_settings, \
-    measure_gap, thin_cells, with_climb
+from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closing_speed, estimate_completeness, \
+    held_out_distances, held_out_settings, measure_gap, with_climb
+from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
 from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
 from reach.sets.run import run_sampling, warn_if_thin
@@ -192,7 +193,7 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
-    result, _, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
+    result, _, _, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
                                        max_samples, None, dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                                                                progress=progress), options)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
@@ -256,12 +257,12 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}
     t0 = time.perf_counter()
     epsilon = resolution * closing_speed(problem) if isinstance(problem, ImpactProblem) else resolution
-    result, held, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
+    result, held, distances, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
                                                    max_samples, time_limit, run, options, thin=False)
     budget = int(result.settings.n_samples)
     frontier, why = None, _frontier_needed(result, rounds, missed, with_held_out and with_frontier, time_limit, t0)
     if why is None:
-        frontier = frontier_search(result, held, FRONTIER_FACTOR * held.settings.n_samples, **run)
+        frontier = frontier_search(result, held, FRONTIER_FACTOR * held.settings.n_samples, distances=distances, **run)
         why = "ran" if frontier is not None else "no outcome to start from"
     if with_held_out:  # the held-out outcomes are outcomes of the same set: they join it (issue 41)
         own = result.settings
@@ -303,8 +304,8 @@ def _frontier_needed(result, rounds, missed, wanted, time_limit, t0):
 
 def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_samples, time_limit, run, options, *,
               thin=True):
-    """Doubling budgets until the held-out bound is at most ``bound``: ``(set, held-out set, rounds, met, why it
-    stopped)``.
+    """Doubling budgets until the held-out bound is at most ``bound``: ``(set, held-out set, its distances to the
+    set, rounds, met, why it stopped)``.
 
     ``thin``: the trials are the held-out outcomes thinned to one per cell of 0.4 % of ``|vn0|``; else all of them.
     """
@@ -323,9 +324,14 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         start = time.perf_counter()
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
                                         **run, **options)
+        result.index_in_background()  # the set's tree builds while the held-out search runs
         held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run)
-        cells = thin_cells(problem, held.velocities, CELL * closing_speed(problem)) if thin else held.velocities
-        d = np.atleast_1d(result.distance_to(cells)) if len(result) and len(cells) else np.zeros(0)
+        cores = climb_executor(held, held.settings.n_samples, None, run.get("n_jobs", 1), run.get("backend", "loky"),
+                               run.get("scheduler")).cores
+        first = (cell_counts(problem, held.velocities, CELL * closing_speed(problem))[0] if thin
+                 else np.arange(len(held.velocities)))
+        d = np.atleast_1d(result.distance_to(held.velocities[first], workers=cores)) if len(result) and len(first) \
+            else np.zeros(0)
         far, trials = int(np.count_nonzero(d > epsilon)), len(d)
         upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
         rounds.append({"samples": n, "held_out_samples": held.settings.n_samples, "held_out": trials, "far": far,
@@ -346,6 +352,8 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         n *= 2
     if why is not None:
         result.metadata["auto_choice"] = why
-    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=held.settings.n_samples)
-    result.metadata["completeness"] = with_climb(result, held, info, **run)
-    return result, held, rounds, stopped == "met", stopped
+    distances = held_out_distances(result, held.velocities, workers=cores, known=(first, d) if len(d) else None)
+    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=held.settings.n_samples,
+                       distances=distances)
+    result.metadata["completeness"] = with_climb(result, held, info, distances=distances, **run)
+    return result, held, distances, rounds, stopped == "met", stopped

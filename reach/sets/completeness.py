@@ -44,11 +44,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.sets.farthest import farthest_search
+from reach.kernels.select import equal_rows
+from reach.sets.farthest import climb_executor, farthest_search
 from reach.sets.run import run_sampling
 
 __all__ = ["estimate_completeness", "with_climb", "held_out_settings", "closing_speed", "thin_cells", "cell_counts", "unseen_cells",
-           "cells_missed", "measure_gap", "CELL", "HELD_OUT_FRACTION",
+           "cells_missed", "measure_gap", "held_out_distances", "CELL", "HELD_OUT_FRACTION",
            "HELD_OUT_STRATEGY",
            "HELD_OUT_SEED_OFFSET"]
 
@@ -84,9 +85,10 @@ def cell_counts(problem, velocities, cell):
     # cells centred on 0: a sticking or lifting contact's velocity is 0 up to round-off of either sign, which
     # must not change its cell (or the counts would change with the units)
     keys = np.floor(pts / cell + 0.5).astype(np.int64)
-    _, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
-    order = np.argsort(first)
-    return first[order], counts[order]
+    n = len(keys)
+    first, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    groups = equal_rows(keys, np.empty(1 << max(1, 2 * n - 1).bit_length(), dtype=np.int64), first, counts)
+    return first[:groups], counts[:groups]
 
 
 def unseen_cells(counts):
@@ -163,33 +165,63 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
         on the farthest.
     """
     settings = held_out_settings(result.settings, budget)
+    result.index_in_background()  # the set's tree builds while the held-out search runs
     held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
                         scheduler=scheduler, warn=False, keep_caps=True)
-    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=settings.n_samples)
+    executor = climb_executor(held, settings.n_samples, executor, n_jobs, backend, scheduler)
+    distances = held_out_distances(result, held.velocities, workers=executor.cores)
+    info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=settings.n_samples,
+                       distances=distances)
     if not search:
         return info
-    return with_climb(result, held, info, executor=executor, n_jobs=n_jobs, backend=backend, scheduler=scheduler)
+    return with_climb(result, held, info, distances=distances, executor=executor)
 
 
-def with_climb(result, held, info, **run):
+def held_out_distances(result, velocities, *, workers=1, known=None):
+    """The distance of each of ``velocities`` (k, nv) to the set ``result``, in contact-velocity coordinates (m/s).
+
+    Measured once for a held-out search and shared by :func:`measure_gap`,
+    the climb and the frontier, which would otherwise each query the set
+    again.  ``known``: ``(indices, distances)`` measured already (the cells'
+    first outcomes of a coverage round); only the others are queried.
+    ``workers``: threads for the queries (the executor's idle cores).  Every
+    distance is exact, the same bits for any ``workers`` or ``known``.
+    """
+    out = np.full(len(velocities), np.nan)
+    todo = np.ones(len(velocities), dtype=bool)
+    if known is not None:
+        indices, values = known
+        out[indices] = values
+        todo[indices] = False
+    if len(result) and todo.any():
+        out[todo] = np.atleast_1d(result.distance_to(velocities[todo], workers=workers))
+    return out
+
+
+def with_climb(result, held, info, *, distances=None, **run):
     """``info`` (:func:`measure_gap` of ``held``) with the climb of :func:`reach.sets.farthest.farthest_search` added.
 
     The climb runs as many samples as ``held``, which must be run with
     ``keep_caps=True``; ``max`` becomes the larger farthest distance, and
     ``held_out_max_fraction``, ``search_samples`` and ``search_rounds`` say
-    what each found.  ``run``: ``executor`` or ``n_jobs``, ``backend``, ``scheduler``.
+    what each found.  ``distances``: :func:`held_out_distances` of ``held.velocities``,
+    if measured already.  ``run``: ``executor`` or ``n_jobs``, ``backend``, ``scheduler``.
     """
     if not np.isfinite(info["max"]):
         return info
-    climb = farthest_search(result, held, held.settings.n_samples, **run)
+    climb = farthest_search(result, held, held.settings.n_samples, distances=distances, **run)
     worst = max(info["max"], climb["max"])
     speed = info["closing_speed"]
     return dict(info, max=worst, max_fraction=worst / speed, held_out_max_fraction=info["max_fraction"],
                 search_samples=climb["samples"], search_rounds=[d / speed for d in climb["rounds"]])
 
 
-def measure_gap(result, velocities, *, strategy, samples):
-    """Distances of ``velocities`` (k, nv) to the set ``result``, summarised as in :func:`estimate_completeness`."""
+def measure_gap(result, velocities, *, strategy, samples, distances=None, workers=1):
+    """Distances of ``velocities`` (k, nv) to the set ``result``, summarised as in :func:`estimate_completeness`.
+
+    ``distances``: :func:`held_out_distances` of ``velocities``, if measured
+    already; else the cells' first outcomes are queried on ``workers`` threads.
+    """
     speed = closing_speed(result.problem)
     info = {"strategy": strategy, "samples": int(samples), "kept": int(len(velocities)), "closing_speed": speed}
     if len(velocities) == 0 or len(result) == 0:
@@ -197,7 +229,10 @@ def measure_gap(result, velocities, *, strategy, samples):
         return dict(info, max=nan, p99=nan, max_fraction=nan, p99_fraction=nan, outside_2pct=nan, cells=0,
                     cells_far=0, cells_unseen=nan, rare_far=nan, cells_missed=nan)
     first, counts = cell_counts(result.problem, velocities, CELL * speed)
-    d = np.atleast_1d(result.distance_to(velocities[first]))
+    if distances is None:
+        d = np.atleast_1d(result.distance_to(velocities[first], workers=workers))
+    else:
+        d = np.asarray(distances)[first]
     worst, p99 = float(d.max()), float(np.quantile(d, 0.99))
     return dict(info, max=worst, p99=p99, max_fraction=worst / speed, p99_fraction=p99 / speed,
                 outside_2pct=float(np.mean(d > 0.02 * speed)), **cells_missed(d > 0.02 * speed, counts))

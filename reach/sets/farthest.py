@@ -72,7 +72,7 @@ def _run(plan, start, Q, executor, keep=None):
     return velocities, kept
 
 
-def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="loky", scheduler=None):
+def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="loky", scheduler=None, distances=None):
     """Climb from ``held``'s outcomes farthest from ``result`` toward the farthest outcome the set misses.
 
     Parameters
@@ -85,6 +85,9 @@ def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
         Children in all, split evenly over :data:`ROUNDS` rounds.
     executor, n_jobs, backend, scheduler
         As for :func:`reach.sample_post_impact_set` (``n_jobs="auto"``: the held-out search's workers).
+    distances : ndarray, optional
+        The distance of each of ``held.velocities`` to the set, if measured
+        already (:func:`reach.sets.completeness.held_out_distances`).
 
     Returns
     -------
@@ -95,7 +98,8 @@ def farthest_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
     """
     executor = climb_executor(held, budget, executor, n_jobs, backend, scheduler)
     climb = Climb(ROUNDS, PARENTS, SIGMA, DECAY, SNAP, _STREAM)
-    return climb.run(result, held, budget, Plan(held.problem, held.settings), held.settings.n_samples, executor)
+    return climb.run(result, held, budget, Plan(held.problem, held.settings), held.settings.n_samples, executor,
+                     distances=distances)
 
 
 def climb_executor(held, budget, executor, n_jobs, backend, scheduler):
@@ -118,18 +122,21 @@ class Climb(NamedTuple):
     snap: float     # probability that a cap coordinate is snapped to 0 or 1
     stream: int     # mixed into the held-out seed for the random numbers
 
-    def run(self, result, held, budget, plan, start, executor, keep=None):
+    def run(self, result, held, budget, plan, start, executor, keep=None, distances=None):
         """Run the climb's children under ``plan`` from sample index ``start``: a dict as :func:`farthest_search`'s.
 
         ``keep``: an :class:`~reach.sampling.engine.Accumulator` for ``plan``'s
         settings, indexed from ``start``, that every child's chunk is added to;
         the dict then also holds ``caps``: each round's ``(first index, quantized caps)``.
+        ``distances``: those of ``held.velocities`` to the set, if measured already.
         """
         kept = np.flatnonzero(held.kept)
         if len(kept) == 0 or len(result) == 0:
             return {"samples": 0, "max": float("nan"), "rounds": []}
         cores = executor.cores  # the workers are idle while the distances are measured
-        distance = np.atleast_1d(result.distance_to(held.all_velocities[kept], workers=cores))
+        if distances is None:
+            distances = result.distance_to(held.all_velocities[kept], workers=cores)
+        distance = np.atleast_1d(distances)
         top = np.argsort(-distance, kind="stable")[:self.parents]
         caps, distance = _caps(held, kept[top]), distance[top]
         per_round = max(1, int(budget) // self.rounds)

@@ -61,7 +61,7 @@ def frontier_settings(held_settings, budget):
     return held_settings.replace(n_samples=budget, seed=(held_settings.seed + SEED_OFFSET) % (2**63))
 
 
-def frontier_search(result, held, budget, *, executor=None, n_jobs=1, backend="loky", scheduler=None):
+def frontier_search(result, held, budget, *, executor=None, n_jobs=1, backend="loky", scheduler=None, distances=None):
     """Push out from ``held``'s outcomes farthest from ``result``: the frontier's children, as a set of their own.
 
     Parameters
@@ -74,6 +74,9 @@ def frontier_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
         Children in all (rounded down to a multiple of :data:`ROUNDS`).
     executor, n_jobs, backend, scheduler
         As for :func:`reach.sample_post_impact_set` (``n_jobs="auto"``: the held-out search's workers).
+    distances : ndarray, optional
+        The distance of each of ``held.velocities`` to the set, if measured
+        already (:func:`reach.sets.completeness.held_out_distances`).
 
     Returns
     -------
@@ -87,7 +90,7 @@ def frontier_search(result, held, budget, *, executor=None, n_jobs=1, backend="l
     executor = climb_executor(held, settings.n_samples, executor, n_jobs, backend, scheduler)
     plan, acc = Plan(held.problem, settings), Accumulator(held.problem, settings)
     climb = Climb(ROUNDS, PARENTS, SIGMA, DECAY, SNAP, _STREAM)
-    info = climb.run(result, held, settings.n_samples, plan, 0, executor, keep=acc)
+    info = climb.run(result, held, settings.n_samples, plan, 0, executor, keep=acc, distances=distances)
     if info["samples"] == 0:
         return None
     out = PostImpactSet.from_arrays(held.problem, settings, acc.arrays, acc.paths)

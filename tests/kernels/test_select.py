@@ -1,11 +1,11 @@
-"""reach.kernels.select: the k-th largest value per row, the top points per direction and the standardized rows,
-against numpy, with many equal values."""
+"""reach.kernels.select: the k-th largest value per row, the top points per direction, the standardized rows and
+the groups of equal rows, against numpy, with many equal values."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reach.kernels.select import grid_squares, kth_largest_rows, standardized_rows, top_along
+from reach.kernels.select import equal_rows, grid_squares, kth_largest_rows, standardized_rows, top_along
 
 
 @settings(max_examples=200, deadline=None)
@@ -77,3 +77,19 @@ def test_standardized_rows_match_numpy(n, d, nv, seed):
     floor = 0.5
     expected = (P - P.mean(axis=0)) / np.maximum(P.std(axis=0), floor)
     assert np.allclose(standardized_rows(J, V, index, floor), expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 400), d=st.integers(1, 12), spread=st.integers(1, 4), seed=st.integers(0, 2**32 - 1),
+       slack=st.integers(1, 3))
+def test_equal_rows_are_numpys_unique_rows_in_order_of_first_occurrence(n, d, spread, seed, slack):
+    """Few distinct values a coordinate: many equal rows, and (in a table of 2n slots) many probes past a
+    slot taken by another row; a larger table must give the same groups."""
+    keys = np.random.default_rng(seed).integers(-spread, spread + 1, size=(n, d)).astype(np.int64)
+    first, counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    table = np.empty(1 << (max(1, 2 * n - 1).bit_length() + slack - 1), dtype=np.int64)
+    g = equal_rows(keys, table, first, counts)
+    _, ufirst, ucounts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(ufirst)
+    assert np.array_equal(first[:g], ufirst[order]) and np.array_equal(counts[:g], ucounts[order])
+    assert counts[:g].sum() == n

@@ -114,3 +114,22 @@ def test_the_climb_to_the_farthest_is_reproducible_and_only_grows():
     assert np.all(np.diff(one["rounds"]) >= 0)  # the parents are kept: the farthest never shrinks
     start = float(np.max(result.distance_to(held.velocities)))
     assert one["max"] > start  # the climb goes beyond the held-out search's own farthest
+
+
+def test_held_out_distances_are_measured_once_and_are_the_sets_distances():
+    """The held-out outcomes' distances, measured once for the gap, the climb and the frontier, are those of
+    ``distance_to`` bit for bit, whichever were known already; the estimate is the same with them given."""
+    import scenarios
+    from reach.sets.completeness import HELD_OUT_STRATEGY, held_out_distances, held_out_settings, measure_gap
+    from reach.sets.run import run_sampling
+
+    s = scenarios.get("disk-stack")
+    result = sample_post_impact_set(s.problem, 2**11, s.h, s.N, completeness=False, seed=3)
+    held = run_sampling(s.problem, held_out_settings(result.settings), keep_caps=True, warn=False)
+    direct = result.distance_to(held.velocities)
+    some = np.arange(0, len(direct), 3)
+    assert np.array_equal(held_out_distances(result, held.velocities), direct)
+    assert np.array_equal(held_out_distances(result, held.velocities, workers=2, known=(some, direct[some])), direct)
+    given = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=2048, distances=direct)
+    assert given == measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=2048)
+    assert given["max"] > 0
