@@ -115,12 +115,11 @@ def _support_points(index, pts, directions, count, threads=1):
     top = max(1, min(len(index), count // (DIRECTIONS * 8)))
     directions = np.ascontiguousarray(directions.T)
     chosen = np.empty((len(directions), top), dtype=np.int64)
-    half = (len(directions) + 1) // 2
 
     def part(rows):  # each direction's support points are its own: split the directions between threads
         chosen[rows] = top_along(directions[rows], pts, GRID, top)
 
-    _on_threads(part, [slice(0, half), slice(half, None)] if threads > 1 else [slice(None)], threads)
+    _on_threads(part, np.array_split(np.arange(len(directions)), max(1, min(threads, len(directions)))), threads)
     return index[np.unique(chosen)]
 
 

@@ -42,6 +42,8 @@ it.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from reach.kernels.select import equal_rows
@@ -162,19 +164,24 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
         held-out search's own farthest), ``search_samples`` and
         ``search_rounds`` (the farthest after each round, of ``|vn0|``).
         Every distance is one the set really misses: ``max`` is a lower bound
-        on the farthest.
+        on the farthest.  ``seconds``: wall seconds of the held-out search,
+        of its distances to the set (with any wait for the set's tree), and
+        of the climb.
     """
+    t0 = time.perf_counter()
     settings = held_out_settings(result.settings, budget)
     result.index_in_background()  # the set's tree builds while the held-out search runs
     held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
                         scheduler=scheduler, warn=False, keep_caps=True)
+    t1 = time.perf_counter()
     executor = climb_executor(held, settings.n_samples, executor, n_jobs, backend, scheduler)
     distances = held_out_distances(result, held.velocities, workers=executor.cores)
     info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=settings.n_samples,
                        distances=distances)
-    if not search:
-        return info
-    return with_climb(result, held, info, distances=distances, executor=executor)
+    t2 = time.perf_counter()
+    if search:
+        info = with_climb(result, held, info, distances=distances, executor=executor)
+    return dict(info, seconds={"held_out": t1 - t0, "distances": t2 - t1, "climb": time.perf_counter() - t2})
 
 
 def held_out_distances(result, velocities, *, workers=1, known=None):

@@ -26,8 +26,6 @@ from reach.version import __version__
 __all__ = ["PostImpactSet", "SetStatus", "SamplingWarning"]
 
 FORMAT_VERSION = 2
-#: Rows a thread below which :func:`rows_on_threads` stays on one thread.
-THREAD_ROWS = 2**16
 #: Below this fraction of kept samples a set is flagged (status FEW_KEPT).
 FEW_KEPT_FRACTION = 0.5
 
@@ -146,15 +144,15 @@ class PostImpactSet:
         V = self.all_velocities if include_dropped else self.velocities
         return self.problem.contact_velocities(V)
 
-    def _points(self, workers=1):
-        cv = rows_on_threads(self.problem.contact_velocities, self.velocities, workers)
+    def _points(self):
+        cv = self.contact_velocities()
         return cv.reshape(cv.shape[0], -1)
 
-    def _tree(self, workers=1):
+    def _tree(self):
         if isinstance(self._kdtree, Future):
             self._kdtree = self._kdtree.result()
         if self._kdtree is None:
-            self._kdtree = _build_tree(self, workers)
+            self._kdtree = _build_tree(self)
         return self._kdtree
 
     def index_in_background(self):
@@ -185,7 +183,7 @@ class PostImpactSet:
         """
         if len(self) == 0:
             raise ValueError("the set is empty: no sample ended non-colliding.")
-        dist, _ = self._tree(workers).query(self._as_points(v), workers=workers)
+        dist, _ = self._tree().query(self._as_points(v), workers=workers)
         return dist
 
     def contains(self, v, tol):
@@ -394,21 +392,7 @@ def run_metadata(problem):
     }
 
 
-def rows_on_threads(fn, V, workers):
-    """``fn(V)`` for a row-wise ``fn`` (such as ``problem.contact_velocities``), in blocks of rows on ``workers``
-    threads where ``V`` has at least :data:`THREAD_ROWS` rows a thread; each row's values are those of ``fn(V)``.
-
-    NumPy's ``einsum`` lets go of the GIL: the 1,047,696 outcomes of a
-    2^20-sample quadruped set took 0.30 s on one thread, 0.08 s on two.
-    """
-    parts = min(int(workers), len(V) // THREAD_ROWS)
-    if parts <= 1:
-        return fn(V)
-    with ThreadPoolExecutor(parts) as pool:
-        return np.concatenate(list(pool.map(fn, np.array_split(V, parts))))
-
-
-def _build_tree(result, workers=1):
+def _build_tree(result):
     from reach.sampling.nearest import kd_tree
 
-    return kd_tree(result._points(workers))
+    return kd_tree(result._points())

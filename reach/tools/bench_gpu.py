@@ -258,12 +258,14 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
 
 def _end_to_end_parts(wall, metadata, device):
     """Where an end-to-end run's wall seconds went: the kernels, the transfers, the directed rounds' selection
-    (on the CPU), the rest of the main run, and what followed it (the held-out run and estimate)."""
+    (on the CPU), the rest of the main run, and what followed it (the held-out run and estimate), split into
+    the held-out search, its distances to the set and the climb."""
     engine = metadata.get("wall_seconds") or 0.0
     selection = metadata.get("selection_seconds") or 0.0
+    estimate = (metadata.get("completeness") or {}).get("seconds", {})
     return {"kernel_s": device["kernel"], "transfer_s": device["transfer"], "selection_s": selection,
             "host_other_s": wall - device["kernel"] - device["transfer"] - selection, "main_run_s": engine,
-            "after_main_run_s": wall - engine}
+            "after_main_run_s": wall - engine, **{f"estimate_{k}_s": v for k, v in estimate.items()}}
 
 
 def run_gpu(quick=False):

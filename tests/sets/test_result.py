@@ -64,17 +64,6 @@ def test_mirror_doubles_with_the_symmetric_image(block):
         block.mirror(np.diag([1.0, -1.0, 1.0]))
 
 
-def test_contact_velocities_on_threads_are_those_of_one_call():
-    """Blocks of rows on threads (numpy's einsum lets go of the GIL) give each row's values bit for bit."""
-    from reach.sets.result import THREAD_ROWS, rows_on_threads
-
-    problem = scenarios.get("disk-stack").problem
-    V = np.random.default_rng(3).normal(size=(2 * THREAD_ROWS + 1237, problem.nv))
-    one = problem.contact_velocities(V)
-    for workers in (1, 2, 3, 8):
-        assert np.array_equal(rows_on_threads(problem.contact_velocities, V, workers), one)
-
-
 def test_a_tree_built_in_the_background_gives_the_same_distances(block):
     fresh = sample_post_impact_set(hand_rocking_block(), 1024, 0.3, 10, keep_paths=20)
     fresh.index_in_background()
