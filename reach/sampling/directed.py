@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from reach.kernels.routh import SAMPLE_FIELDS
-from reach.kernels.select import grid_squares, kth_largest_rows, perturbed_caps, standardized_rows, top_along
+from reach.kernels.select import grid_squares, kth_largest_rows, perturbed_caps, projected_rows, standardize_columns, \
+    top_along
 from reach.sampling.nearest import kd_tree
 
 __all__ = ["FIRST", "ROUNDS", "SIGMA", "DECAY", "SNAP", "DIRECTIONS", "SPARSE_NEIGHBOURS", "SPARSE_SUBSET",
@@ -74,6 +75,8 @@ QUANT = 65535
 MIN_DIRECTED = 256
 #: Most cap numbers generated at once for a round's children.
 BLOCK_NUMBERS = 2**18
+#: Fewest outcomes a thread projects when the parents' selection splits them between threads.
+PROJECT_ROWS = 2**15
 
 
 def schedule(n_samples):
@@ -93,7 +96,14 @@ def _parents(problem, velocities, kept, count, rng, threads=1):
     # contact velocities, standardized, with a floor of 1e-3 |vn0| on the spread: a coordinate that is zero up
     # to rounding (a tangential velocity that never moves) stays zero instead of amplified noise
     floor = 1e-3 * float(max(-np.min(problem.Jn @ problem.v), 1e-300))
-    pts = standardized_rows(problem.J_contact, velocities, index, floor)
+    pts = np.empty((len(index), problem.J_contact.shape[0]))
+    bounds = np.linspace(0, len(index), max(1, min(threads, len(index) // PROJECT_ROWS)) + 1).astype(int)
+
+    def project(k):  # each row's projection is its own: parts of the rows on threads, the same bits
+        projected_rows(problem.J_contact, velocities, index[bounds[k]:bounds[k + 1]], pts[bounds[k]:bounds[k + 1]])
+
+    _on_threads(project, range(len(bounds) - 1), threads)
+    standardize_columns(pts, floor)  # (standardized_rows, in parts)
     directions = rng.normal(size=(pts.shape[1], DIRECTIONS))
     support = _support_points(index, pts, directions, count, threads)
     return np.union1d(support, _sparse_points(index, pts, len(support), rng, threads))

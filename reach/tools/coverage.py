@@ -82,9 +82,12 @@ def _gap_of(distances, speed):
             "max_fraction": float(d.max()), "p99_fraction": float(np.quantile(d, 0.99))}
 
 
-def gap(result, reference_velocities, speed):
-    """Fraction of the (thinned) reference farther than 2 % and 5 % of ``speed`` from ``result``; the farthest."""
-    return _gap_of(result.distance_to(reference_velocities), speed)
+def gap(result, reference_velocities, speed, workers=1):
+    """Fraction of the (thinned) reference farther than 2 % and 5 % of ``speed`` from ``result``; the farthest.
+
+    ``workers``: threads for the nearest-neighbour queries (-1: every core); the same distances for any number.
+    """
+    return _gap_of(result.distance_to(reference_velocities, workers=workers), speed)
 
 
 def ideal_gap(problem, cells, n, speed, seed=0):
@@ -166,7 +169,8 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
             t1 = time.perf_counter()
             result = sample_post_impact_set(problem, n, h, N, n_jobs=n_jobs, **options)
             seconds = time.perf_counter() - t1
-            row = {"strategy": name, "samples": n, "seconds": seconds, **gap(result, cells, speed),
+            row = {"strategy": name, "samples": n, "seconds": seconds,
+                   **gap(result, cells, speed, workers=n_jobs if isinstance(n_jobs, int) else -1),
                    "estimate": result.metadata.get("completeness")}
             report["rows"].append(row)
             log(f"  {name:>20s} {n:>9,d}: {row['outside_2pct']:7.2%} of the reference > 2 %, "

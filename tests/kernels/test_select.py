@@ -5,7 +5,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reach.kernels.select import equal_rows, grid_squares, kth_largest_rows, standardized_rows, top_along
+from reach.kernels.select import equal_rows, grid_squares, kth_largest_rows, projected_rows, standardize_columns, \
+    standardized_rows, top_along
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,3 +94,17 @@ def test_equal_rows_are_numpys_unique_rows_in_order_of_first_occurrence(n, d, sp
     order = np.argsort(ufirst)
     assert np.array_equal(first[:g], ufirst[order]) and np.array_equal(counts[:g], ucounts[order])
     assert counts[:g].sum() == n
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 1500), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_rows_projected_in_parts_then_standardized_are_standardized_rows_bit_for_bit(n, seed, data):
+    rng = np.random.default_rng(seed)
+    J, V = rng.normal(size=(6, 9)), rng.normal(size=(n + 50, 9))
+    index = np.sort(rng.choice(n + 50, n, replace=False))
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=4)))
+    out = np.empty((n, 6))
+    for a, b in zip([0] + cuts, cuts + [n]):
+        projected_rows(J, V, index[a:b], out[a:b])
+    standardize_columns(out, 1e-3)
+    assert np.array_equal(out.view(np.int64), standardized_rows(J, V, index, 1e-3).view(np.int64))

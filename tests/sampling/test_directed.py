@@ -155,6 +155,7 @@ def test_children_caps_do_not_depend_on_the_threads(monkeypatch):
     arrays = {"velocities": r.all_velocities, "kept": np.isfinite(r.all_velocities).all(axis=1)}
     settings = SamplingSettings(2**14, s.h, s.N)
     monkeypatch.setattr(directed, "BLOCK_NUMBERS", 1000)  # many blocks
+    monkeypatch.setattr(directed, "PROJECT_ROWS", 500)  # the outcomes projected in parts
     caps = lambda idx: np.random.default_rng(list(idx[:3])).random((len(idx), s.N, s.problem.m))  # noqa: E731
     one = directed.children_caps(s.problem, settings, 1, arrays, 2**13, 4096, caps, threads=1)
     assert one.dtype == np.uint16 and one.shape == (4096, s.N, s.problem.m)

@@ -80,7 +80,7 @@ FRONTIER = textwrap.dedent("""
     import numpy as np
     import scenarios
     from reach import sample_post_impact_set
-    from reach.sets.completeness import held_out_settings
+    from reach.sets.completeness import estimate_completeness, held_out_settings
     from reach.sets.farthest import climb_executor
     from reach.sets.frontier import frontier_search
     from reach.sets.run import run_sampling
@@ -91,14 +91,19 @@ FRONTIER = textwrap.dedent("""
     cpu, gpu = (frontier_search(result, held, 32, backend=b) for b in ("loky", "cuda"))
     same = all(np.array_equal(getattr(cpu, f), getattr(gpu, f)) for f in ("all_velocities", "kept", "lcp_solves"))
     caps = all(a == b and np.array_equal(x, y) for (a, x), (b, y) in zip(cpu.child_caps, gpu.child_caps))
+    estimates = [estimate_completeness(result, budget=32, backend=b) for b in ("loky", "cuda")]
+    for e in estimates:
+        e.pop("seconds")
     print(json.dumps({"same": bool(same and caps), "samples": len(gpu.all_velocities), "kept": len(gpu),
-                      "executor": climb_executor(held, 32, None, 1, "cuda", None).describe()}))
+                      "executor": climb_executor(held, 32, None, 1, "cuda", None).describe(),
+                      "same_estimate": estimates[0] == estimates[1], "climbed": estimates[1]["search_samples"]}))
 """)
 
 
-def test_the_frontier_on_the_gpu_gives_the_cpus_under_the_simulator():
+def test_the_frontier_and_the_estimate_on_the_gpu_give_the_cpus_under_the_simulator():
     report = _under_the_simulator(FRONTIER)
     assert report["same"] and report["samples"] == 32 and report["kept"] > 0, report
+    assert report["same_estimate"] and report["climbed"] == 32, report
     assert report["executor"].startswith("cuda: 1 worker, the GPU"), report
 
 
@@ -109,8 +114,8 @@ PROPAGATED = textwrap.dedent("""
     from reach.analysis.propagate import propagate
     warnings.simplefilter("ignore", RuntimeWarning)
     q, v = rw.state_after_footfall(1.3 * rw.steady_speed())
-    cpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2)
-    gpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2, executor="cuda")
+    cpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2, completeness=False)
+    gpu = propagate(rw.system(), q, v, impacts=2, budget=2**6, max_branches=2, completeness=False, executor="cuda")
     same = [bool(np.array_equal(a.v, b.v) and np.array_equal(a.q, b.q)) for a, b in zip(cpu.impacts, gpu.impacts)]
     print(json.dumps({"impacts": [len(cpu.impacts), len(gpu.impacts)], "same": same}))
 """)
