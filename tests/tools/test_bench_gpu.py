@@ -34,3 +34,13 @@ def test_the_end_to_end_line_says_where_the_seconds_went():
                                       "held_out": {"outside_2pct": 0.004}, "target_s": 1.0, "parts": parts}})
     assert "2^20 samples with its held-out estimate, 15.80 s wall (median of 2; target ≤ 1 s" in text
     assert "kernel 8.00, transfer 0.50, selection 2.00, host other 5.20, main run 12.00, after main run 3.70" in text
+
+
+def test_the_end_to_end_parts_split_the_estimate_into_its_own_parts():
+    from reach.tools.bench_gpu import _end_to_end_parts
+
+    metadata = {"wall_seconds": 6.0, "selection_seconds": 1.0,
+                "completeness": {"max": 0.1, "seconds": {"held_out": 0.5, "distances": 0.25, "climb": 1.5}}}
+    parts = _end_to_end_parts(9.0, metadata, {"kernel": 4.0, "transfer": 0.5})
+    assert parts["after_main_run_s"] == 3.0 and parts["host_other_s"] == 3.5
+    assert (parts["estimate_held_out_s"], parts["estimate_distances_s"], parts["estimate_climb_s"]) == (0.5, 0.25, 1.5)
