@@ -4,6 +4,8 @@
 # numba-cuda already there).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 #   PARTS=lemke bash bench/device.sh   # only Lemke's layouts (reach.kernels.warp), about two minutes: $OUT/lemke.json
+#   PARTS=host bash bench/device.sh    # only the host side of a 2^20 quadruped set on the 16 cores, about four
+#                                      # minutes with the CPU kernels' cold compile: $OUT/host-parts.log, host-side.json
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
 # reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
@@ -81,6 +83,14 @@ rows = {label: lemke_layouts(label) for label, _, _ in GPU_CASES}
 json.dump(rows, open(sys.argv[1], "w"), indent=1)
 print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended with $?"
     date -u
+  elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
+    timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
+      > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
+    cat "$OUT/host-parts.log"
+    timeout 200 python3 -W ignore bench/host_side.py --samples 1048576 --jobs 16 --repeats 2 \
+      > "$OUT/host-side.json" 2>&1 || echo "host_side ended with $?"
+    tail -25 "$OUT/host-side.json"
+    date -u
   elif [[ $PARTS != *bench-only* ]]; then
   warm > "$OUT/warm.log" 2>&1 &
   variants=$(python3 -c 'from reach.tools.bench_gpu import TUNING_SWEEP; print(len(TUNING_SWEEP))')
@@ -96,7 +106,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke ]]; then
+  if [[ $PARTS != lemke && $PARTS != host ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"

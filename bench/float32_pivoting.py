@@ -97,7 +97,8 @@ def main():
             gap = np.abs(V + Z[:, m:m + nb] @ data.Minv_JbarT.T - v64).max(axis=1) / scale
             gap[(status != 0) | np.isnan(gap)] = np.inf  # unsolved, or a basis no refinement makes feasible
             q = np.quantile(gap[np.isfinite(gap)], [0.5, 0.99, 1.0])
-            print(f"  {name:36s} solved {np.mean(status == 0):.4f}, float64's basis {np.mean((basis == basis64).all(1)):.4f}, "
+            same_basis = np.mean((basis == basis64).all(axis=1))
+            print(f"  {name:36s} solved {np.mean(status == 0):.4f}, float64's basis {same_basis:.4f}, "
                   f"refined v' within 1e-12 {np.mean(gap <= 1e-12):.4f} (of the feasible: median {q[0]:.1e}, "
                   f"99th {q[1]:.1e}, max {q[2]:.1e})", flush=True)
 

@@ -193,9 +193,9 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     epsilon = check_positive_number("epsilon", epsilon)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
     result, _, _, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
-                                       max_samples, None, dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                                                               progress=progress), options)
+                                             max_samples, None, run, options)
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
     warn_if_thin(result)
@@ -257,8 +257,9 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}
     t0 = time.perf_counter()
     epsilon = resolution * closing_speed(problem) if isinstance(problem, ImpactProblem) else resolution
-    result, held, distances, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence, initial,
-                                                   max_samples, time_limit, run, options, thin=False)
+    result, held, distances, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence,
+                                                              initial, max_samples, time_limit, run, options,
+                                                              thin=False)
     budget = int(result.settings.n_samples)
     frontier, why = None, _frontier_needed(result, rounds, missed, with_held_out and with_frontier, time_limit, t0)
     if why is None:
