@@ -223,11 +223,11 @@ def with_climb(result, held, info, *, distances=None, **run):
                 search_samples=climb["samples"], search_rounds=[d / speed for d in climb["rounds"]])
 
 
-def measure_gap(result, velocities, *, strategy, samples, distances=None, workers=1):
+def measure_gap(result, velocities, *, strategy, samples, distances=None):
     """Distances of ``velocities`` (k, nv) to the set ``result``, summarised as in :func:`estimate_completeness`.
 
     ``distances``: :func:`held_out_distances` of ``velocities``, if measured
-    already; else the cells' first outcomes are queried on ``workers`` threads.
+    already; else the cells' first outcomes are queried.
     """
     speed = closing_speed(result.problem)
     info = {"strategy": strategy, "samples": int(samples), "kept": int(len(velocities)), "closing_speed": speed}
@@ -237,7 +237,7 @@ def measure_gap(result, velocities, *, strategy, samples, distances=None, worker
                     cells_far=0, cells_unseen=nan, rare_far=nan, cells_missed=nan)
     first, counts = cell_counts(result.problem, velocities, CELL * speed)
     if distances is None:
-        d = np.atleast_1d(result.distance_to(velocities[first], workers=workers))
+        d = np.atleast_1d(result.distance_to(velocities[first]))
     else:
         d = np.asarray(distances)[first]
     worst, p99 = float(d.max()), float(np.quantile(d, 0.99))
