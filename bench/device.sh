@@ -4,6 +4,8 @@
 # numba-cuda already there).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 #   PARTS=lemke bash bench/device.sh   # only Lemke's layouts (reach.kernels.warp), about two minutes: $OUT/lemke.json
+#   PARTS=caps bash bench/device.sh    # bench/register_caps.py: every case at each register cap, about five minutes:
+#                                      # $OUT/register-caps.json, $OUT/log
 #   PARTS=host bash bench/device.sh    # only the host side of a 2^20 quadruped set on the 16 cores, about four
 #                                      # minutes with the CPU kernels' cold compile: $OUT/host-parts.log, host-side.json
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
@@ -83,6 +85,21 @@ rows = {label: lemke_layouts(label) for label, _, _ in GPU_CASES}
 json.dump(rows, open(sys.argv[1], "w"), indent=1)
 print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended with $?"
     date -u
+  elif [[ $PARTS == caps ]]; then  # bench/register_caps.py: each case's kernel at each register cap, about five minutes
+    warm > "$OUT/warm.log" 2>&1 &
+    caps=$(python3 -c 'import sys; sys.path.insert(0, "bench"); from register_caps import CAPS; print(*CAPS)')
+    for c in rocking-block disk-stack quadruped; do for cap in $caps; do
+      timeout 150 python3 -W ignore bench/register_caps.py compile $c $cap drawn >> "$OUT/compile.log" 2>&1 &
+    done; done
+    for cap in $caps; do  # the end-to-end run's directed rounds bring their caps from the host
+      timeout 150 python3 -W ignore bench/register_caps.py compile quadruped $cap host >> "$OUT/compile.log" 2>&1 &
+    done
+    wait
+    grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+    date -u
+    timeout 260 python3 -W ignore bench/register_caps.py sweep --json "$OUT/register-caps.json" \
+      || echo "the register caps' sweep ended with $?"
+    date -u
   elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
     timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
       > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
@@ -106,7 +123,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke && $PARTS != host ]]; then
+  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"

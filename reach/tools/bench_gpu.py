@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-__all__ = ["GPU_CASES", "AGREEMENT_TOL", "LAYOUT_LCPS", "gpu_case", "problem_case", "recorded_lcps", "lemke_layouts",
+__all__ = ["GPU_CASES", "AGREEMENT_TOL", "LAYOUT_LCPS", "gpu_case", "problem_case", "kernel_resources", "recorded_lcps", "lemke_layouts",
            "run_gpu", "format_gpu", "format_layouts"]
 
 #: (label, GPU batches, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
@@ -97,7 +97,7 @@ def _tuning_sweep(problem, n, h, N, options, variants):
     return found
 
 
-def _kernel_resources(n):
+def kernel_resources(n):
     """Registers and local (stack) bytes a thread of the compiled kernels for LCP size ``n`` (where Numba says)."""
     from reach.kernels import device as kernels_device
 
@@ -144,7 +144,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
     t = time.perf_counter()
     sample_post_impact_set(problem, 256, h, N, backend="cuda", strategy="uniform", **common)
     compile_s = time.perf_counter() - t
-    resources = _kernel_resources(problem.lcp_size)
+    resources = kernel_resources(problem.lcp_size)
     runs = []
     for n in sizes:
         gpu, device = _timed(problem, n, h, N, backend="cuda", strategy="uniform", **common)
