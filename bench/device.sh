@@ -45,11 +45,11 @@ from reach.tools.bench_gpu import TUNING_SWEEP, problem_case
 label, caps, variant = sys.argv[1], sys.argv[2], int(sys.argv[3])
 problem, h, N = problem_case(label)
 plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform", solution_choice="random"))
-device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else ()
+device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else None
 t = time.perf_counter()
 P = np.full((64, N, problem.m), 0.5) if caps == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
-options = device.JIT_OPTIONS or "default options"
+options = device.jit_options(problem.lcp_size) or "no options"
 print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
 }
 compile_lemke() {  # $1: a case of reach.tools.bench_gpu, $2: a layout of reach.kernels.warp.LAYOUTS; that Lemke kernel (reach.kernels.warp), cached on disk

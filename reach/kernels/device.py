@@ -58,24 +58,42 @@ from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
            "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
-           "THREADS_PER_BLOCK", "JIT_OPTIONS", "FUSED"]
+           "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
 THREADS_PER_BLOCK = 64
 
-#: Further options of numba-cuda's ``cuda.jit`` for :func:`sample_kernel`, as ``(name, value)`` pairs (none by
-#: default), for ``reach bench --gpu`` to measure: ``("max_registers", 128)`` fits more threads on a
-#: multiprocessor than the 255 registers each takes today and spills more to local memory
-#: (``bench/kernel_resources.py`` counts the spills); ``("shared_memory_carveout", "MaxL1")`` gives the
-#: multiprocessor's unified cache to L1, which holds the threads' local frames.
-JIT_OPTIONS = ()
+#: Registers a thread of :func:`sample_kernel` may use where its LCP has :data:`REGISTER_CAP_MIN_N` rows or more
+#: (uncapped, each thread takes 255).  Measured on an H200 (``bench/register-caps-h200.log``, the strict build,
+#: 2^22 uniform samples, the same process): capped at 80 the disk stack's kernel ran 1.48x and the quadruped's
+#: 1.57x their uncapped rates, with the same bits; caps of 64 to 128 ran within 6 % of 80; the rocking block
+#: (n = 10) ran fastest uncapped (caps 64-128: 0.95-0.97x).  More threads share a multiprocessor while one
+#: waits on its local memory, which outweighs the spills a cap adds.
+REGISTER_CAP = 80
+#: Smallest LCP size whose kernels :func:`jit_options` caps at :data:`REGISTER_CAP` (measured: 25 and 44 gain,
+#: 10 does not).
+REGISTER_CAP_MIN_N = 20
+
+#: Options of numba-cuda's ``cuda.jit`` for :func:`sample_kernel`, as ``(name, value)`` pairs, in place of
+#: :func:`jit_options`' defaults; ``None`` (the default) keeps those.  ``reach bench --gpu`` and
+#: ``bench/register_caps.py`` set it to measure other options: ``()`` compiles with none (255 registers).
+JIT_OPTIONS = None
+
+
+def jit_options(n):
+    """The ``cuda.jit`` options of the sampling kernel for LCPs of ``n`` rows: :data:`JIT_OPTIONS` where set, else
+    a cap of :data:`REGISTER_CAP` registers from :data:`REGISTER_CAP_MIN_N` rows on, and none below."""
+    if JIT_OPTIONS is not None:
+        return tuple(JIT_OPTIONS)
+    return (("max_registers", REGISTER_CAP),) if n >= REGISTER_CAP_MIN_N else ()
+
 
 #: ``REACH_GPU_FUSED=1``: compile with numba-cuda's defaults, link-time optimization and fused multiply-adds
 #: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
 FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau, JIT_OPTIONS) -> (the sampling kernel, cached on disk?)
+_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau, jit options) -> (the sampling kernel, cached on disk?)
 
 
 def numba_cuda():
@@ -245,15 +263,15 @@ def remove_stale_kernels(folder, current):
         f.unlink(missing_ok=True)
 
 
-def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, jit_options=()):
+def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, compile_options=()):
     """The Python function :func:`sample_kernel` compiles (:func:`kernel_source`, its names bound), and
-    whether Numba may cache it on disk (its source is a :func:`kernel_file`, named for ``jit_options`` too)."""
+    whether Numba may cache it on disk (its source is a :func:`kernel_file`, named for ``compile_options`` too)."""
     from numba import float64, int64
 
     names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
              "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
              "MODES": modes, "CERTIFY": certify}
-    key = (modes, certify, n, m, nv, N, tableau, tuple(jit_options))
+    key = (modes, certify, n, m, nv, N, tableau, tuple(compile_options))
     namespace, on_disk = kernel_module(key, kernel_source(modes, n, m, nv, N, tableau), names)
     return namespace["samples"], on_disk
 
@@ -288,22 +306,23 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
     :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
     and cached on disk (:func:`kernel_file`) unless ``cache`` is false: a later
     process loads it.  ``cache=False`` replaces a cached kernel of this key.
-    It is compiled with :data:`JIT_OPTIONS` (as they are at its first call).
+    It is compiled with :func:`jit_options` (as they are at its first call).
     """
-    key = (modes, certify, n, m, nv, N, tableau, tuple(JIT_OPTIONS))
+    options = jit_options(n)
+    key = (modes, certify, n, m, nv, N, tableau, options)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
         # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;
         # the simulator takes neither ``lto`` nor the tuning options
-        options = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False, **dict(JIT_OPTIONS)}
-        _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **options), on_disk and cache)
+        given = {} if numba.config.ENABLE_CUDASIM else {"lto": None if FUSED else False, **dict(options)}
+        _KERNELS[key] = (numba_cuda().jit(function, cache=on_disk and cache, **given), on_disk and cache)
     return _KERNELS[key][0]
 
 
 def cached_on_disk(key):
-    """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :data:`JIT_OPTIONS`) is
+    """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :func:`jit_options`) is
     compiled with Numba's disk cache."""
-    key = (*key, tuple(JIT_OPTIONS))
+    key = (*key, jit_options(key[2]))
     return key in _KERNELS and _KERNELS[key][1]
 
 

@@ -41,7 +41,7 @@ import warnings
 
 import numpy as np
 
-from reach.kernels.device import device_function, kernel_module, numba_cuda, without_contraction
+from reach.kernels.device import REGISTER_CAP, device_function, kernel_module, numba_cuda, without_contraction
 from reach.kernels.jit import kernel
 from reach.kernels.revised import degenerate_exit, fold_etas, ratio_test, revised_lemke_kernel
 
@@ -50,8 +50,9 @@ __all__ = ["WARP", "LAYOUTS", "STATIC_SHARED", "shared_bytes", "warp_lemke", "de
 
 #: Threads that solve one LCP together (a block, one warp).
 WARP = 32
-#: The batch kernels' layouts (:func:`lemke_kernel_source`).
-LAYOUTS = ("thread", "warp", "warp-lean")
+#: The batch kernels' layouts (:func:`lemke_kernel_source`); ``"thread-capped"`` is ``"thread"`` compiled with the
+#: sampling kernel's register cap (:data:`reach.kernels.device.REGISTER_CAP`), which ran the sampler 1.5x faster.
+LAYOUTS = ("thread", "thread-capped", "warp", "warp-lean")
 #: Bytes of shared memory a kernel's static arrays may take (CUDA's limit): n <= 52 for ``"warp"``, 72 lean.
 STATIC_SHARED = 48 * 1024
 
@@ -289,13 +290,13 @@ def lemke_kernel_source(layout, n):
     ``BINV[b]`` in global memory, so twice as many blocks fit on a
     multiprocessor, and each block takes LCPs ``b``, ``b + blocks``, ...;
     ``"thread"``: thread ``s`` solves LCP ``s`` with the CPU's kernel in local
-    arrays, as the sampling kernel does.  All write the status and pivots, the
+    arrays, as the sampling kernel does (``"thread-capped"``: the same source).  All write the status and pivots, the
     final basic values ``X[b]`` and basis ``B[b]``.
     """
     head = "def lemke(MsT, Q, D, opts, status, pivots, X, B, BINV):\n"
     if layout not in LAYOUTS:
         raise ValueError(f"no Lemke layout {layout!r}: one of {', '.join(LAYOUTS)}")
-    if layout != "thread" and shared_bytes(layout, n) > STATIC_SHARED:
+    if layout.startswith("warp") and shared_bytes(layout, n) > STATIC_SHARED:
         raise ValueError(f"a {layout} block at n = {n} needs {shared_bytes(layout, n):,} bytes of shared memory; "
                          f"a kernel's static arrays may take {STATIC_SHARED:,}")
     if layout in ("warp", "warp-lean"):
@@ -331,6 +332,8 @@ def _kernel(layout, n, cache=True):
 
         namespace, on_disk = kernel_module(("lemke", layout, n), lemke_kernel_source(layout, n), device_names())
         options = {} if numba.config.ENABLE_CUDASIM else {"lto": False}
+        if layout == "thread-capped" and options:
+            options["max_registers"] = REGISTER_CAP
         _BUILT[layout, n, cache] = numba_cuda().jit(namespace["lemke"], cache=on_disk and cache, **options)
     return _BUILT[layout, n, cache]
 

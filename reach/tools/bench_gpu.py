@@ -38,11 +38,11 @@ GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2*
              ("quadruped", (2**20, 2**22), 2**13))
 #: Issue 40's bound on a kept sample's velocity difference, relative to ``max |v|``.
 AGREEMENT_TOL = 1e-12
-#: Compile options tried by :func:`_tuning_sweep` where the LCP has at least :data:`TUNED_MIN_N` rows (the
-#: frame is large there): a register cap (more threads a multiprocessor, more spills) and the unified cache
-#: given to L1.  (Measured before, on an H200: 32-256 threads a block within 10 %, the dense tableau 2-2.3x
-#: slower than the revised method; docs/performance.md.)
-TUNING_SWEEP = ((("max_registers", 128),), (("max_registers", 96),), (("shared_memory_carveout", "MaxL1"),))
+#: Compile options tried by :func:`_tuning_sweep` where the LCP has at least :data:`TUNED_MIN_N` rows, beside
+#: the default (:func:`reach.kernels.device.jit_options`: 80 registers there): no cap (255 registers a thread),
+#: and caps of 64 and 128.  (Measured before, on an H200: 32-256 threads a block within 10 %, the dense tableau
+#: 2-2.3x slower than the revised method, the unified cache given to L1 no faster; docs/performance.md.)
+TUNING_SWEEP = ((), (("max_registers", 64),), (("max_registers", 128),))
 #: Smallest LCP size :func:`gpu_case` runs :data:`TUNING_SWEEP` at.
 TUNED_MIN_N = 20
 #: LCPs a batch of :func:`lemke_layouts` (recorded ones, repeated).
@@ -83,7 +83,7 @@ def _rates(problem, n, h, N, options):
 
 def _tuning_sweep(problem, n, h, N, options, variants):
     """The kernel's samples a second compiled with each of ``variants`` (:data:`TUNING_SWEEP`'s), the default
-    :data:`reach.kernels.device.JIT_OPTIONS` restored after."""
+    (:data:`reach.kernels.device.JIT_OPTIONS`) restored after."""
     from reach.kernels import device as kernels_device
 
     default = kernels_device.JIT_OPTIONS
@@ -91,7 +91,7 @@ def _tuning_sweep(problem, n, h, N, options, variants):
     try:
         for variant in variants:
             kernels_device.JIT_OPTIONS = variant
-            found[", ".join(f"{k}={v}" for k, v in variant)] = _rates(problem, n, h, N, options)["kernel_samples_per_s"]
+            found[", ".join(f"{k}={v}" for k, v in variant) or "no register cap"] = _rates(problem, n, h, N, options)["kernel_samples_per_s"]
     finally:
         kernels_device.JIT_OPTIONS = default
     return found
@@ -226,9 +226,10 @@ def lemke_layouts(label, lcps=LAYOUT_LCPS, distinct=2**12, repeats=3):
             walls.append(seconds["kernel"])
         row[layout] = {"first_launch_s": compile_s, "kernel_s": float(np.median(walls)),
                        "lcps_per_s": reps * K / float(np.median(walls)), "identical": int(same.sum())}
-    row["warp_over_thread"] = max(row[k]["lcps_per_s"] for k in LAYOUTS[1:]) / row["thread"]["lcps_per_s"]
+    row["warp_over_thread"] = (max(row[k]["lcps_per_s"] for k in LAYOUTS if k.startswith("warp")) /
+                               max(row[k]["lcps_per_s"] for k in LAYOUTS if k.startswith("thread")))
     print(f"  {label}: Lemke alone, LCPs/s " + ", ".join(f"{k} {row[k]['lcps_per_s']:,.0f}" for k in LAYOUTS) +
-          f" (best warp ÷ thread {row['warp_over_thread']:.2f})", flush=True)
+          f" (best warp ÷ best thread {row['warp_over_thread']:.2f})", flush=True)
     return row
 
 
@@ -351,7 +352,7 @@ def format_layouts(rows):
 
     lines = ["Lemke's method alone on recorded LCPs (kernel time, medians; LCPs a second):", "",
              "| case | LCP n | pivots a solve | one core (CPU time) | " + " | ".join(LAYOUTS) +
-             " | best warp ÷ thread | same as the CPU |", "|---|---:|---:|---:|" + "---:|" * len(LAYOUTS) + "---:|---|"]
+             " | best warp ÷ best thread | same as the CPU |", "|---|---:|---:|---:|" + "---:|" * len(LAYOUTS) + "---:|---|"]
     for label, r in rows.items():
         if "error" in r:
             lines.append(f"| {label} | | | | failed: {r['error'][:120]} |" + " |" * (len(LAYOUTS) + 1))

@@ -156,3 +156,10 @@ def test_a_block_that_would_outgrow_static_shared_memory_is_refused_by_name():
     assert "BINV[b]" in lemke_kernel_source("warp-lean", 60)  # the lean block still fits
     with pytest.raises(ValueError, match="no Lemke layout 'lane'"):
         lemke_kernel_source("lane", 10)
+
+
+def test_the_capped_thread_layout_is_the_thread_layouts_source():
+    from reach.kernels.warp import LAYOUTS, lemke_kernel_source
+
+    assert "thread-capped" in LAYOUTS
+    assert lemke_kernel_source("thread-capped", 25) == lemke_kernel_source("thread", 25)

@@ -314,6 +314,27 @@ def test_the_benchs_compile_options_reach_the_compiler_and_name_their_own_kernel
         (None, None, 10, 2, 3, 7, False, (("max_registers", 96),)), source)
 
 
+def test_large_lcps_kernels_are_capped_at_the_measured_register_count_and_small_ones_are_not(monkeypatch):
+    from reach.kernels import device
+
+    assert device.JIT_OPTIONS is None
+    assert device.jit_options(44) == device.jit_options(device.REGISTER_CAP_MIN_N) == (("max_registers", 80),)
+    assert device.jit_options(10) == device.jit_options(device.REGISTER_CAP_MIN_N - 1) == ()
+    monkeypatch.setattr(device, "JIT_OPTIONS", ())  # a bench's override wins, at every size
+    assert device.jit_options(44) == ()
+
+
+def test_the_register_cap_reaches_the_compiler_by_default():
+    import numba
+
+    from reach.kernels import device
+
+    if numba.config.ENABLE_CUDASIM:
+        pytest.skip("the simulator compiles nothing")
+    assert device.sample_kernel(None, None, 25, 5, 9, 7).targetoptions["max_registers"] == device.REGISTER_CAP
+    assert "max_registers" not in device.sample_kernel(None, None, 10, 2, 3, 7).targetoptions
+
+
 def test_a_kernel_file_is_named_by_its_source_key_and_the_kernel_modules():
     """Numba keys its disk cache on the kernel's file alone: a different key or source must be another file."""
     from reach.kernels.device import kernel_file, kernel_source
