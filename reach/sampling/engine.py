@@ -115,8 +115,8 @@ def run_chunk(plan, start, count, caps=None, device=None):
     else:
         block = max(1, min(count, device.block_size(problem, N, drawn=caps is None)))
     keep = max(0, min(settings.keep_paths - start, count))
-    chunk = {name: np.empty((count, nv) if per_v else count, dtype=dtype)
-             for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
+    chunk = {} if block >= count else {name: np.empty((count, nv) if per_v else count, dtype=dtype)
+                                       for name, (dtype, per_v) in SAMPLE_FIELDS.items()}
     paths, lengths = [], []
     _load_kernels(plan)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -135,8 +135,11 @@ def run_chunk(plan, start, count, caps=None, device=None):
             run_samples_kernel(plan.data, plan.options, P, start + a, out, work, *plan.flags)
         else:
             out = device.run(plan, P, start + a, keep_here, N + 2, count=b - a)
-        for name in SAMPLE_FIELDS:
-            chunk[name][a:b] = getattr(out, name)
+        for name in SAMPLE_FIELDS:  # one block: its arrays are the chunk's (a GPU's chunk is one launch)
+            if block >= count:
+                chunk[name] = getattr(out, name)
+            else:
+                chunk[name][a:b] = getattr(out, name)
         rows = int(out.path_len.max(initial=0))
         paths.append(out.paths[:, :rows].copy())  # a copy: the block buffer (N + 2 rows) is freed
         lengths.append(out.path_len)
@@ -171,8 +174,12 @@ class Accumulator:
     def add(self, chunk):
         a = chunk["start"]
         b = a + len(chunk["lcp_solves"])
+        whole = a == 0 and b == len(self.arrays["lcp_solves"])  # the run in one chunk: its arrays are the run's
         for name in SAMPLE_FIELDS:
-            self.arrays[name][a:b] = chunk[name]
+            if whole:
+                self.arrays[name] = chunk[name]
+            else:
+                self.arrays[name][a:b] = chunk[name]
         for i, (p, n) in enumerate(zip(chunk["paths"], chunk["path_len"])):
             self.paths[a + i] = p[:n].copy()
         self.cpu_seconds += float(chunk.get("cpu_seconds", 0.0))
@@ -233,7 +240,8 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
         executor = make_executor(n_jobs, backend, scheduler, limit=settings.n_samples)
     else:
         n_jobs, backend = executor.workers, executor.name  # what the metadata records
-    run_plan = plan_run(settings, executor.workers, done=done, chunk_size=executor.chunk_size)
+    run_plan = plan_run(settings, executor.workers, done=done, chunk_size=executor.chunk_size,
+                        taper=executor.tapers)
     wall0 = time.perf_counter()
     bar = _progress_bar(settings.n_samples, acc.done) if progress else None
     try:

@@ -46,6 +46,8 @@ class Executor:
     where = ""
     #: Most samples a chunk (None: the settings' ``chunk_size``).
     chunk_size = None
+    #: Whether a phase's last chunks are smaller, so that no worker runs a large one while the rest wait.
+    tapers = True
 
     def __init__(self, workers=1):
         self.workers = int(workers)
@@ -137,8 +139,12 @@ class Cuda(Executor):
     """
 
     name = "cuda"
-    #: Samples a chunk: a GPU needs tens of thousands of threads at once to be busy.
-    chunk_size = 2**20
+    #: Samples a chunk: a GPU needs tens of thousands of threads at once to be busy, and a run of at most this
+    #: many samples is one chunk, whose arrays become the run's without a copy.
+    chunk_size = 2**22
+    #: A phase is cut into as few chunks as :attr:`chunk_size` allows, none smaller at its end
+    #: (:func:`reach.sampling.plan.plan_run`): each chunk is a launch, and a small one leaves the GPU idle.
+    tapers = False
 
     def __init__(self):
         from reach.sampling.gpu import Gpu

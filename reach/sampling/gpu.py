@@ -37,8 +37,10 @@ CAP_NUMBERS = 2**25
 #: end; ``"transfer"``: caps to the device, outputs back), for ``reach bench --gpu``; never reset here.
 DEVICE_SECONDS = {"kernel": 0.0, "transfer": 0.0}
 
-#: Most samples one launch runs (a large GPU keeps about 2^18 threads resident; more queue behind them).
-MAX_BLOCK = 2**21
+#: Most samples one launch runs (a large GPU keeps about 10^5 threads resident; more queue behind them).  As
+#: large as :attr:`reach.sampling.executors.Cuda.chunk_size`, so that a chunk is one launch, whose outputs are
+#: the chunk's arrays as they come back.
+MAX_BLOCK = 2**22
 
 
 class NoGpuError(ValueError):

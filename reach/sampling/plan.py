@@ -11,7 +11,8 @@ Inside a phase every chunk is independent.  :func:`plan_run` cuts each phase
 into chunks for ``workers`` workers: at least :data:`CHUNKS_PER_WORKER` chunks
 per worker (a slow or late worker then holds up a phase by a quarter of its
 share at most), at most ``settings.chunk_size`` samples a chunk, and the last
-chunks of a phase smaller (:func:`tapered_chunks`).  A sample's outcome depends
+chunks of a phase smaller (:func:`tapered_chunks`); for a GPU, as few chunks as
+its chunk size allows, of equal sizes (:func:`even_chunks`).  A sample's outcome depends
 on (problem, settings, its index) and, in a round, on the caps chosen for it —
 never on its chunk, its worker or the worker count: the seed of every random
 number is (``settings.seed``, sample index).  So the same seed gives the same
@@ -32,7 +33,7 @@ import numpy as np
 
 from reach.sampling.directed import schedule
 
-__all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "Phase", "RunPlan", "plan_run", "tapered_chunks"]
+__all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "Phase", "RunPlan", "plan_run", "tapered_chunks", "even_chunks"]
 
 #: Each phase is cut into at least this many chunks per worker (fewer only where it has fewer samples).
 CHUNKS_PER_WORKER = 4
@@ -54,6 +55,14 @@ def tapered_chunks(start, stop, size, floor=TAPER_FLOOR):
         chunks.append((a, count))
         a += count
     return chunks
+
+
+def even_chunks(start, stop, size):
+    """``(start, count)`` chunks covering ``start .. stop - 1``: as few as hold at most ``size`` each, their
+    sizes differing by one at most."""
+    pieces = -(-(stop - start) // size)
+    edges = [start + (stop - start) * k // pieces for k in range(pieces + 1)]
+    return [(a, b - a) for a, b in zip(edges[:-1], edges[1:])]
 
 
 class Phase(NamedTuple):
@@ -124,21 +133,28 @@ def _gaps(start, stop, done):
     return [(start + int(a), start + int(b)) for a, b in zip(edges[::2], edges[1::2])]
 
 
-def plan_run(settings, workers, *, done=None, chunk_size=None):
+def plan_run(settings, workers, *, done=None, chunk_size=None, taper=True):
     """The :class:`RunPlan` of ``settings`` on ``workers`` workers; ``done`` (bool, n_samples): finished samples.
 
     Each phase's chunks are at most ``chunk_size`` samples (default
     ``settings.chunk_size``; a GPU's executor asks for larger ones) and at
     most ``count / (CHUNKS_PER_WORKER * workers)`` (rounded up), so a phase
-    with enough samples has at least :data:`CHUNKS_PER_WORKER` chunks a worker.
+    with enough samples has at least :data:`CHUNKS_PER_WORKER` chunks a worker,
+    the last ones smaller (:func:`tapered_chunks`).  Without ``taper`` (a GPU,
+    whose one worker runs a chunk as one launch) each phase is cut into as few
+    chunks of at most ``chunk_size`` as it can, of equal sizes: a small launch
+    leaves most of a GPU idle.
     """
     workers = int(workers)
     if workers < 1:
         raise ValueError(f"`workers` must be >= 1; got {workers!r}.")
     phases = []
     for name, start, count in _phase_bounds(settings):
-        size = max(1, min(chunk_size or settings.chunk_size, -(-count // (CHUNKS_PER_WORKER * workers))))
-        chunks = [c for a, b in _gaps(start, start + count, done)
-                  for c in tapered_chunks(a, b, size, floor=min(TAPER_FLOOR, size))]
+        gaps = _gaps(start, start + count, done)
+        if taper:
+            size = max(1, min(chunk_size or settings.chunk_size, -(-count // (CHUNKS_PER_WORKER * workers))))
+            chunks = [c for a, b in gaps for c in tapered_chunks(a, b, size, floor=min(TAPER_FLOOR, size))]
+        else:
+            chunks = [c for a, b in gaps for c in even_chunks(a, b, chunk_size or settings.chunk_size)]
         phases.append(Phase(name, start, count, tuple(chunks)))
     return RunPlan(settings, workers, tuple(phases))

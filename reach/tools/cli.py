@@ -206,8 +206,9 @@ def _describe_plan(args, n_samples, h, N):
         settings = settings.replace(n_samples=n_samples)
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
     workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
-    lines = head + [plan_run(settings, workers,
-                             chunk_size=Cuda.chunk_size if args.backend == "cuda" else None).describe()]
+    gpu = args.backend == "cuda"
+    lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else None,
+                             taper=not gpu).describe()]
     if args.backend == "cuda":
         lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
     elif args.n_jobs == "auto":

@@ -174,15 +174,20 @@ def test_reach_run_gpu_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
 
 
-def test_a_gpu_plan_has_large_chunks_and_still_four_a_phase():
+def test_a_gpu_plan_cuts_each_phase_into_as_few_equal_chunks_as_its_chunk_size_allows():
     from reach.sampling.executors import Cuda
 
-    settings = SamplingSettings(2**24, 1.0, 10)  # phases of 2^22: four chunks of 2^20 on one GPU
-    cpu, gpu = plan_run(settings, 1), plan_run(settings, 1, chunk_size=Cuda.chunk_size)
-    assert max(c for _, c in cpu.chunks) == settings.chunk_size
-    assert max(c for _, c in gpu.chunks) == Cuda.chunk_size > settings.chunk_size
-    assert all(len(p.chunks) >= 4 for p in gpu.phases)
+    settings = SamplingSettings(2**24, 1.0, 10)  # directed: a first batch of 2^22, rounds of 3 * 2^20
+    cpu = plan_run(settings, 1)
+    gpu = plan_run(settings, 1, chunk_size=Cuda.chunk_size, taper=Cuda.tapers)
+    assert max(c for _, c in cpu.chunks) == settings.chunk_size < Cuda.chunk_size
+    assert min(c for _, c in cpu.chunks) <= 256  # the CPU's plan tapers: tiny last chunks
+    for phase in gpu.phases:  # one launch a chunk: none small
+        sizes = [c for _, c in phase.chunks]
+        assert len(sizes) == -(-phase.count // Cuda.chunk_size) and max(sizes) - min(sizes) <= 1
     assert sum(c for _, c in gpu.chunks) == settings.n_samples
+    small = plan_run(SamplingSettings(2**17, 1.0, 10), 1, chunk_size=Cuda.chunk_size, taper=False)
+    assert [len(p.chunks) for p in small.phases] == [1] * len(small.phases)
 
 
 def _kernel_ptx(monkeypatch, name, choice, drawn=False):

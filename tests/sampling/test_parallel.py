@@ -292,3 +292,16 @@ def test_the_entry_point_takes_settings_and_refuses_unknown_options(gait, serial
         sample_post_impact_set(gait, 100, n_job=2, **ARGS)
     with pytest.raises(TypeError, match="give an `executor` or `n_jobs`/`backend`/`scheduler`, not both"):
         sample_post_impact_set(gait, 100, executor=Serial(), n_jobs=2, **ARGS)
+
+
+def test_a_run_in_one_chunk_keeps_the_chunks_arrays_and_is_the_set_of_many(gait):
+    from reach.sampling.engine import Accumulator, Plan
+
+    many = sample_post_impact_set(gait, 5000, chunk_size=700, strategy="uniform", **ARGS)  # tapered chunks
+    assert many.metadata["chunks"] > 8
+    chunk = sampler.run_chunk(Plan(gait, many.settings), 0, 5000)
+    acc = Accumulator(gait, many.settings)
+    acc.add(chunk)
+    assert all(acc.arrays[name] is chunk[name] for name in ("velocities", "kept", "lcp_solves"))
+    for name, a in many.arrays.items():
+        np.testing.assert_array_equal(acc.arrays[name], a)

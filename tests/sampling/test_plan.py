@@ -68,3 +68,22 @@ def test_the_plan_describes_itself():
 def test_workers_must_be_positive():
     with pytest.raises(ValueError, match="`workers` must be >= 1"):
         plan_run(SamplingSettings(100, 0.3, 5), 0)
+
+
+@pytest.mark.parametrize("start, stop, size", [(0, 10, 4), (5, 6, 4), (0, 2**21, 2**20), (3, 2**20 + 7, 2**18)])
+def test_even_chunks_are_as_few_as_the_size_allows_and_differ_by_one_at_most(start, stop, size):
+    from reach.sampling.plan import even_chunks
+
+    chunks = even_chunks(start, stop, size)
+    sizes = [c for _, c in chunks]
+    assert chunks[0][0] == start and all(a + c == b for (a, c), (b, _) in zip(chunks, chunks[1:]))
+    assert sum(sizes) == stop - start and len(chunks) == -(-(stop - start) // size)
+    assert max(sizes) <= size and max(sizes) - min(sizes) <= 1
+
+
+def test_an_untapered_plan_resumes_what_is_left():
+    settings = SamplingSettings(10_000, 0.3, 5, strategy="uniform")
+    done = np.zeros(10_000, dtype=bool)
+    done[2_000:3_000] = True
+    plan = plan_run(settings, 1, done=done, chunk_size=4_096, taper=False)
+    assert list(plan.chunks) == [(0, 2_000), (3_000, 3_500), (6_500, 3_500)]
