@@ -10,8 +10,9 @@ one process:
   (``strategy="uniform"``, random choice, wall time of the engine's run), and
   the kernel's own seconds in it (each thread draws its caps);
 * first choice (the covering vector of ones, the direct port's path) at the
-  first batch size, and where the LCP is large the kernel's rate compiled with
-  each of :data:`TUNING_SWEEP`'s options;
+  last batch size (issue 40's direct port was timed at 2^22), and where the
+  LCP is large the kernel's rate compiled with each of :data:`TUNING_SWEEP`'s
+  options;
 * one CPU core's samples a second on a smaller batch, in CPU time;
 * their ratio, and the rate of the default directed sampling on the GPU
   (selection between rounds included: it runs on the CPU);
@@ -153,7 +154,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
                      "transfer_s": device["transfer"], "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
         print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
               f"{device['kernel']:.2f} s, transfers {device['transfer']:.2f} s)", flush=True)
-    first = _rates(problem, sizes[0], h, N, dict(common, solution_choice="first"))
+    first = _rates(problem, sizes[-1], h, N, dict(common, solution_choice="first"))  # the direct port's batch
     tuned = _tuning_sweep(problem, sizes[0], h, N, common, TUNING_SWEEP if problem.lcp_size >= TUNED_MIN_N else ())
     directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
     cpu = sample_post_impact_set(problem, cpu_samples, h, N, n_jobs=1, strategy="uniform", **common)
