@@ -50,11 +50,18 @@ SIMULATED = textwrap.dedent("""
 """)
 
 
+#: Threads a block under the simulator, which runs a block's threads as Python threads: a full block of 64 fights
+#: over the interpreter (a GPU run is one launch a phase, its blocks full), and a sample's answer does not depend
+#: on its block.  Small blocks also test the indexing across many blocks.
+SIMULATED_BLOCK = 8
+
+
 def _under_the_simulator(script, *args):
     """Run ``script`` in a subprocess under Numba's CUDA simulator; the JSON report it prints last."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
+    blocks = f"import reach.kernels.device\nreach.kernels.device.THREADS_PER_BLOCK = {SIMULATED_BLOCK}\n"
+    done = subprocess.run([sys.executable, "-c", blocks + script, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
