@@ -37,7 +37,7 @@ COMMON = dict(completeness=False, solution_choice="random", keep_paths=0, strate
 FIELDS = ("kept", "sample_status", "lcp_solves")
 
 
-def jit_options(cap):
+def cap_options(cap):
     """numba-cuda's options for a register cap (0: none)."""
     return (("max_registers", cap),) if cap else ()
 
@@ -50,7 +50,7 @@ def compile_one(label, cap, caps_from):
 
     problem, h, N = problem_case(label)
     plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform", solution_choice="random"))
-    device.JIT_OPTIONS = jit_options(cap)
+    device.JIT_OPTIONS = cap_options(cap)
     t = time.perf_counter()
     P = np.full((64, N, problem.m), 0.5) if caps_from == "host" else None
     Gpu().run(plan, P, 0, 0, N + 2, count=64)
@@ -74,7 +74,7 @@ def sweep_case(label, samples, large, agree):
     problem, h, N = problem_case(label)
     row, reference = {"case": label, "lcp_size": problem.lcp_size, "caps": {}}, None
     for cap in CAPS:
-        device.JIT_OPTIONS = jit_options(cap)
+        device.JIT_OPTIONS = cap_options(cap)
         sample_post_impact_set(problem, min(256, samples), h, N, backend="cuda", **COMMON)  # loads the kernel
         result, wall, kernel = timed(problem, samples, h, N, **COMMON)
         got = bits(result)
@@ -87,7 +87,7 @@ def sweep_case(label, samples, large, agree):
         print(f"  {label} cap {cap or 'none'}: {samples / kernel:,.0f} kernel samples/s, {samples / wall:,.0f} wall; "
               f"same as uncapped: {same}; {resources}", flush=True)
     best = max(CAPS, key=lambda c: row["caps"][c]["kernel_samples_per_s"])
-    device.JIT_OPTIONS = jit_options(best)
+    device.JIT_OPTIONS = cap_options(best)
     _, wall, kernel = timed(problem, large, h, N, **COMMON)
     cpu = sample_post_impact_set(problem, agree, h, N, n_jobs=1, **COMMON)
     gpu = sample_post_impact_set(problem, agree, h, N, backend="cuda", **COMMON)
@@ -113,7 +113,7 @@ def sweep(args):
     if not args.end_to_end:
         json.dump(report, open(args.json, "w"), indent=1, default=str)
         return
-    device.JIT_OPTIONS = jit_options(quadruped.get("best_cap", 0))
+    device.JIT_OPTIONS = cap_options(quadruped.get("best_cap", 0))
     try:
         report["end-to-end"] = dict(end_to_end(args.end_to_end, repeats=2), cap=quadruped.get("best_cap", 0))
         e2e = report["end-to-end"]

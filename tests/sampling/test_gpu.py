@@ -193,6 +193,9 @@ def test_a_gpu_plan_cuts_each_phase_into_as_few_equal_chunks_as_its_chunk_size_a
         sizes = [c for _, c in phase.chunks]
         assert len(sizes) == -(-phase.count // Cuda.chunk_size) and max(sizes) - min(sizes) <= 1
     assert sum(c for _, c in gpu.chunks) == settings.n_samples
+    from reach.sampling.gpu import MAX_BLOCK
+
+    assert MAX_BLOCK >= Cuda.chunk_size  # a chunk is one launch (where the device draws its caps)
     small = plan_run(SamplingSettings(2**17, 1.0, 10), 1, chunk_size=Cuda.chunk_size, taper=False)
     assert [len(p.chunks) for p in small.phases] == [1] * len(small.phases)
 
