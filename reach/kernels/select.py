@@ -1,12 +1,11 @@
 """Selection kernels for the sampler's Python layer.
 
-:func:`kth_largest_rows` finds, per row, the k-th largest value with a
-bounded min-heap: ``O(n log k)`` whatever the duplicates, where
-``np.partition`` slows several-fold on the many equal scores of a
-low-dimensional set (measured: 48 ms for 64 rows of 35k compass-gait scores
-with 6k distinct values per row).  :func:`top_along` uses the same heap to
-find the support points along each direction, from projections counted in
-cells of a grid, one direction at a time; :func:`grid_squares` gives the
+:func:`top_along` finds the support points along each direction, from
+projections counted in cells of a grid, one direction at a time, with a
+bounded min-heap for each direction's edge: ``O(n log k)`` whatever the
+duplicates, where ``np.partition`` over 64 rows at once slowed several-fold on
+the many equal scores of a low-dimensional set (measured: 48 ms for 64 rows of
+35k compass-gait scores with 6k distinct values per row); :func:`grid_squares` gives the
 squared norms of the outer shell.  :func:`standardized_rows` gives the points
 they score: contact velocities, standardized.  :func:`perturbed_caps` makes
 the children's caps from their parents' and the round's random numbers.  Measured on a compass-gait
@@ -26,7 +25,7 @@ import numpy as np
 from reach.kernels.jit import counted, kernel
 from reach.kernels.rng import splitmix64
 
-__all__ = ["kth_largest_rows", "top_along", "grid_squares", "standardized_rows", "projected_rows",
+__all__ = ["top_along", "grid_squares", "standardized_rows", "projected_rows",
            "standardize_columns", "perturbed_caps", "equal_rows"]
 
 
@@ -59,16 +58,6 @@ def _kth_largest(values, k, heap):
             heap[0] = x
             _sift_down(heap, 0, k)
     return float(heap[0])
-
-
-@counted
-def kth_largest_rows(score, k):
-    """The k-th largest value of each row of ``score`` (rows, n), ``1 <= k <= n``: shape (rows,)."""
-    out = np.empty(score.shape[0])
-    heap = np.empty(k)
-    for r in range(score.shape[0]):
-        out[r] = _kth_largest(score[r], k, heap)
-    return out
 
 
 @counted(nogil=True)

@@ -223,7 +223,7 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
     plan = Plan(problem, settings)
     _load_kernels(plan)  # compile (or load from cache) outside the timing
     requested = n_jobs
-    if n_jobs == "auto" and backend != "cuda":
+    if n_jobs == "auto" and backend not in ("cuda", "cuda+cpu"):  # (a GPU's run: no pilot on one core)
         n_jobs, serial_estimate = auto_jobs(backend, settings.n_samples,
                                             lambda count: run_chunk(plan, 0, count)["kernel_seconds"])
     else:

@@ -16,6 +16,9 @@ the executor or its worker count.
 :class:`Cuda`       a CUDA GPU of this machine (``backend="cuda"``, ``reach run --gpu``): each
                     item runs as ``fn(payload, *item, device=gpu)``, one thread a sample
                     (:mod:`reach.sampling.gpu`)
+:class:`Hybrid`     the GPU and local processes on the same phase (``backend="cuda+cpu"``):
+                    the GPU takes runs of chunks from the front, each process one chunk
+                    from the back
 ==================  =================================================================
 
 >>> make_executor(1).describe()
@@ -26,12 +29,21 @@ from __future__ import annotations
 
 import os
 
-from reach.sampling.workers import dask_client, note_started, on_pool, run_shipped, ship, worker_count
+from collections import deque
 
-__all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "Cuda", "make_executor", "BACKENDS"]
+import numpy as np
+
+from reach.sampling.workers import dask_client, drop_pool, local_pool, note_started, on_pool, run_shipped, ship, \
+    worker_count
+
+__all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "Cuda", "Hybrid", "make_executor", "BACKENDS",
+           "HYBRID_MIN_LAUNCH"]
 
 #: ``backend`` names of :func:`make_executor`.
-BACKENDS = ("serial", "loky", "threading", "dask", "cuda")
+BACKENDS = ("serial", "loky", "threading", "dask", "cuda", "cuda+cpu")
+#: Fewest samples a launch of :class:`Hybrid`'s GPU takes while its phase has that many left: fewer would leave
+#: most of a large GPU's threads idle for the launch.
+HYBRID_MIN_LAUNCH = 2**15
 
 
 class Executor:
@@ -162,6 +174,88 @@ class Cuda(Executor):
             yield fn(payload, *item, device=self.gpu)
 
 
+class Hybrid(Executor):
+    """This machine's GPU and ``workers`` local processes at once, on the same phase.
+
+    A phase's chunks wait in a line.  The GPU takes a run of consecutive
+    chunks from its front as one launch (half of what is left, at least
+    :data:`HYBRID_MIN_LAUNCH` samples, at most :attr:`Cuda.chunk_size`), and
+    each process one chunk at a time from its back; each takes more as soon as
+    it is done, so neither waits on the other but at the phase's end.  The plan
+    is cut for the processes (small, tapered chunks).  A sample's outcome does
+    not depend on what ran it, so the set is any executor's, bit for bit.
+    :attr:`samples` counts what each side ran.
+    """
+
+    name = "cuda+cpu"
+
+    def __init__(self, workers, device=None):
+        from reach.sampling.gpu import Gpu
+
+        super().__init__(workers)
+        self.gpu = Gpu() if device is None else device  # (a stand-in with a Gpu's run and block_size, in tests)
+        self.where = f"the GPU ({self.gpu.describe()}) beside local processes"
+        self.samples = {"gpu": 0, "cpu": 0}
+        #: Fewest samples a launch takes while its phase has that many left (:data:`HYBRID_MIN_LAUNCH`).
+        self.min_launch = HYBRID_MIN_LAUNCH
+
+    @property
+    def cores(self):
+        return os.cpu_count() or 1  # the selection between phases runs while both wait
+
+    def map_unordered(self, fn, payload, items):
+        from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        line = deque(items)
+        note_started()
+        pool, shipped = local_pool(self.workers), ship(payload)
+        running = {}  # future -> ("gpu" or "cpu", samples)
+
+        def feed(side):
+            if not line:
+                return
+            item = _front_run(line, self.min_launch, Cuda.chunk_size) if side == "gpu" else line.pop()
+            future = (gpu.submit(fn, payload, *item, device=self.gpu) if side == "gpu"
+                      else pool.submit(run_shipped, fn, shipped, *item))
+            running[future] = (side, int(item[1]))
+
+        with ThreadPoolExecutor(1, thread_name_prefix="reach-gpu") as gpu:
+            try:
+                feed("gpu")
+                for _ in range(self.workers):
+                    feed("cpu")
+                while running:
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        side, count = running.pop(future)
+                        chunk = future.result()
+                        self.samples[side] += count
+                        feed(side)
+                        yield chunk
+            except BrokenProcessPool:
+                drop_pool()
+                raise
+            finally:  # stopped early or failed: nothing new starts, and what runs is waited for
+                line.clear()
+                for future in running:
+                    future.cancel()
+                wait(running)
+
+
+def _front_run(line, least, most):
+    """Take from ``line``'s front a run of consecutive chunks ``(start, count[, caps])`` as one: half of the
+    samples in the line (at least ``least``, at most ``most``; at least its first chunk)."""
+    want = min(most, max(least, sum(item[1] for item in line) // 2))
+    run = [line.popleft()]
+    while line and line[0][0] == run[-1][0] + run[-1][1] and sum(item[1] for item in run) + line[0][1] <= want:
+        run.append(line.popleft())
+    start, count = run[0][0], sum(item[1] for item in run)
+    if len(run[0]) == 2:
+        return start, count
+    return start, count, np.concatenate([item[2] for item in run])
+
+
 def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
     """The executor for ``n_jobs`` (-1: every core) workers on ``backend``; at most ``limit`` workers.
 
@@ -172,6 +266,9 @@ def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):
         raise ValueError(f"`backend` must be one of {BACKENDS}; got {backend!r}.")
     if backend == "cuda":
         return Cuda()
+    if backend == "cuda+cpu":  # n_jobs processes beside the GPU (-1: every core but the one driving the GPU)
+        cores = os.cpu_count() or 1
+        return Hybrid(max(1, cores - 1) if n_jobs in (-1, "auto") else worker_count(n_jobs, range(cores)))
     workers = 1 if backend == "serial" else worker_count(n_jobs, range(limit or os.cpu_count() or 1))
     if backend == "dask":
         return Dask(workers, scheduler)

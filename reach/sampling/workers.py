@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 __all__ = ["AUTO_SERIAL_SECONDS", "PILOT_SAMPLES", "STARTED", "IDLE_WORKER_SECONDS", "worker_count", "dask_client",
-           "auto_jobs", "note_started", "on_pool", "drop_pool", "ship", "run_shipped", "SHIP_BYTES"]
+           "auto_jobs", "note_started", "local_pool", "on_pool", "drop_pool", "ship", "run_shipped", "SHIP_BYTES"]
 
 #: ``n_jobs="auto"`` runs on one core when a pilot puts the whole run under this many seconds there.  Starting
 #: two loky workers and loading the kernels in them took about a second (a 2^14-sample rocking-block run:
@@ -73,7 +73,7 @@ def auto_jobs(backend, n_samples, pilot):
     return (1 if estimate < AUTO_SERIAL_SECONDS else -1), estimate
 
 
-def _pool(workers):
+def local_pool(workers):
     """This process's pool of ``workers`` local processes, made on first use and kept for the next run.
 
     loky's ``ProcessPoolExecutor`` (the one joblib ships and runs its own
@@ -114,7 +114,7 @@ def on_pool(fn, items, workers):
     from concurrent.futures import as_completed, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    executor = _pool(workers)
+    executor = local_pool(workers)
     futures = [executor.submit(fn, *item) for item in items]
     finished = False
     try:

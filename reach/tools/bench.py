@@ -16,8 +16,8 @@ For each of the paper's five scenarios, at the paper's h and N:
   second and parallel efficiency; LCPs per sample, time per sample and time
   per LCP beside the paper's Table 3 (MATLAB + PATH on a quad-core i5).
 * **start-up** — a fresh interpreter importing ``reach`` and sampling once,
-  with an empty Numba cache (cold: includes every JIT compile) and with the
-  cache filled (warm).
+  with an empty Numba cache (cold: includes every JIT compile; full mode only,
+  where it takes 1.5-2 minutes on two cores) and with the cache filled (warm).
 * **memory** — peak RSS of a compass-gait run of 2^20 samples (quick mode:
   2^16) in a fresh process.
 
@@ -235,15 +235,13 @@ print(json.dumps({"import_s": t1 - t0, "first_sample_s": t3 - t2, "total_s": t3 
 """
 
 
-def _subprocess(n, cache_dir=None, background=False):
+def _subprocess(n, cache_dir=None):
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     cmd = [sys.executable, "-c", _STARTUP, str(n)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if background:
-        return proc
     return _collect(proc)
 
 
@@ -277,8 +275,9 @@ def _auto_exact(scenario):
 def run_bench(quick=False):
     """Run the benchmark; returns a JSON-able report (see :func:`format_bench`).
 
-    ``quick`` uses small sample counts (seconds of measuring plus the cold
-    compile); full mode (a few minutes) is what the README quotes.
+    ``quick`` uses small sample counts and leaves the cold start out (its
+    compile alone takes longer than the rest of a quick run); full mode (a few
+    minutes) is what the README quotes.
     """
     import scenarios
 
@@ -287,9 +286,8 @@ def run_bench(quick=False):
     t_start = time.perf_counter()
     report = {"mode": "quick" if quick else "full", "machine": machine_info(), "settings": dict(cfg),
               "targets": dict(TARGETS), "scenarios": {}}
-    cold_dir = tempfile.mkdtemp(prefix="reach-bench-numba-")
     # the cold compile runs alone, first: never beside a measurement
-    cold = _collect(_subprocess(1, cold_dir, background=True))
+    cold = None if quick else _subprocess(1, tempfile.mkdtemp(prefix="reach-bench-numba-"))
     for name in scenarios.names():
         sc = scenarios.get(name)
         rec = Recorded(sc, cfg["record"])
@@ -327,7 +325,7 @@ def run_bench(quick=False):
     # the peak-memory run below must not compile, or LLVM's memory is counted
     _subprocess(2 * MIN_DIRECTED)
     warm = _subprocess(1)
-    report["startup"] = {"cold_compile_s": cold["total_s"], "cold_first_sample_s": cold["first_sample_s"],
+    report["startup"] = {"cold_compile_s": cold and cold["total_s"], "cold_first_sample_s": cold and cold["first_sample_s"],
                          "warm_total_s": warm["total_s"], "warm_import_s": warm["import_s"],
                          "warm_first_sample_s": warm["first_sample_s"],
                          "cold_concurrent_with_measurements": False}
@@ -397,8 +395,9 @@ def format_bench(report):
                      f"{r['parallel_efficiency']:.2f} | {r['speedup_vs_paper_per_sample']:.0f}× |")
     s, mem, cg = report["startup"], report["memory"], report["compass_2_20"]
     note = " (ran beside other measurements)" if s["cold_concurrent_with_measurements"] else ""
+    cold = "not measured (full mode only)" if s["cold_compile_s"] is None else f"{s['cold_compile_s']:.1f} s{note}"
     lines += ["", f"Start-up (fresh process: import reach + 1 compass-gait sample): cold Numba cache "
-              f"{s['cold_compile_s']:.1f} s{note}; warm {s['warm_total_s']:.2f} s "
+              f"{cold}; warm {s['warm_total_s']:.2f} s "
               f"(import {s['warm_import_s']:.2f} s, first sample {s['warm_first_sample_s']:.2f} s).",
               f"Peak RSS of a {mem['samples']:,}-sample compass-gait run (serial, fresh process): "
               f"{mem['peak_rss_mb']:.0f} MB ({mem['serial_run_s']:.1f} s).",

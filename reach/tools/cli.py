@@ -206,11 +206,16 @@ def _describe_plan(args, n_samples, h, N):
         settings = settings.replace(n_samples=n_samples)
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
     workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
+    if args.backend == "cuda+cpu" and jobs == -1:  # every core but the one driving the GPU
+        workers = max(1, workers - 1)
     gpu = args.backend == "cuda"
     lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else None,
                              taper=not gpu).describe()]
     if args.backend == "cuda":
         lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
+    elif args.backend == "cuda+cpu":
+        lines.append("(--backend cuda+cpu: these chunks for the processes; the GPU takes runs of them from each "
+                     "phase's front, as one launch each)")
     elif args.n_jobs == "auto":
         lines.append("(--n-jobs auto: one worker instead, where a pilot of 256 samples puts the run under 1 s)")
     held = held_out_settings(settings)
@@ -376,7 +381,8 @@ def _add_run(sub):
     p.add_argument("--n-jobs", type=_n_jobs, default="auto", metavar="J",
                    help="parallel workers (-1: all cores; auto, the default: one core when a pilot puts the "
                         "run under a second there, else all; the result does not depend on it)")
-    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial", "cuda"), default="loky")
+    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial", "cuda", "cuda+cpu"), default="loky",
+                   help="where the chunks run (cuda+cpu: the GPU and --n-jobs local processes together)")
     p.add_argument("--gpu", action="store_const", const="cuda", dest="backend",
                    help="run the samples on this machine's CUDA GPU (--backend cuda; needs 'reach[cuda]')")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")

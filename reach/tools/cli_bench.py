@@ -12,7 +12,8 @@ __all__ = ["add_bench", "cmd_bench"]
 def add_bench(sub):
     """Add ``reach bench`` to the subcommands ``sub``."""
     p = sub.add_parser("bench", help="measure speed against the paper and a NumPy baseline")
-    p.add_argument("--quick", action="store_true")
+    p.add_argument("--quick", action="store_true",
+                   help="small budgets, seconds to minutes (the plain bench leaves the cold start out)")
     p.add_argument("--json", metavar="FILE")
     p.add_argument("--scaling", action="store_true",
                    help="cost per LCP against its size n, planar and spatial, beside QuantEcon's Lemke")

@@ -82,6 +82,32 @@ def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
         assert all(r.values()), f"{case}: {r}"
 
 
+HYBRID = textwrap.dedent("""
+    import json, warnings
+    import numpy as np
+    import scenarios
+    from reach import sample_post_impact_set
+    from reach.sampling.executors import make_executor
+    warnings.simplefilter("ignore", RuntimeWarning)
+    s = scenarios.get("box-wall")
+    kw = dict(completeness=False, seed=11, solution_choice="random", keep_paths=4)
+    cpu = sample_post_impact_set(s.problem, 1024, s.h, s.N, **kw)
+    hybrid = make_executor(2, backend="cuda+cpu")
+    hybrid.min_launch = 32  # small launches: a small run still splits between the GPU and the processes
+    both = sample_post_impact_set(s.problem, 1024, s.h, s.N, executor=hybrid, **kw)
+    same = all(np.array_equal(getattr(cpu, f), getattr(both, f)) for f in
+               ("all_velocities", "lcp_solves", "terminated", "kept", "sample_status", "residual"))
+    print(json.dumps({"same": bool(same), "samples": hybrid.samples, "executor": both.metadata["executor"]}))
+""")
+
+
+def test_the_gpu_beside_local_processes_gives_the_cpu_set_under_the_simulator():
+    report = _under_the_simulator(HYBRID)
+    assert report["same"] and report["samples"]["gpu"] > 0 and report["samples"]["cpu"] > 0, report
+    assert sum(report["samples"].values()) == 1024, report
+    assert report["executor"].startswith("cuda+cpu: 2 workers, the GPU"), report
+
+
 FRONTIER = textwrap.dedent("""
     import json, warnings
     import numpy as np

@@ -64,7 +64,8 @@ def test_quick_bench_emits_every_field(quick_report):
         assert row["kernel_cpu_1_s"] > 0 and row["kernel_cpu_all_s"] > 0, name
         assert len(row["speedup_pairs"]) == 1 and 0 <= row["selection_wall_all_s"] < row["wall_all_s"], name
     startup = quick_report["startup"]
-    assert startup["warm_import_s"] <= startup["warm_total_s"] <= startup["cold_compile_s"] * 10
+    assert 0 < startup["warm_import_s"] <= startup["warm_total_s"]
+    assert startup["cold_compile_s"] is None  # the cold start is measured in full mode only
 
 
 def test_quick_bench_solvers_agree_on_its_inputs(quick_report):
