@@ -1,4 +1,4 @@
-"""Shared test helpers: hand-built paper problems, random problems and certificate checks."""
+"""Shared test helpers: hand-built paper problems, random problems, certificate checks and a stand-in GPU."""
 
 from __future__ import annotations
 
@@ -79,3 +79,30 @@ def nvvm_available():
         return True
     except Exception:
         return False
+
+
+class CpuDevice:
+    """A stand-in GPU: each launch runs the CPU's kernel on the launch's samples; it records the launches."""
+
+    def __init__(self):
+        self.launches = []
+
+    def describe(self):
+        return "a CPU stand-in"
+
+    def block_size(self, problem, max_steps, drawn=False):
+        return 2**22
+
+    def run(self, plan, P, first_index, keep, path_rows, count=None):
+        from reach.kernels.routh import allocate_output, run_samples_kernel
+        from reach.kernels.routh_data import make_step_work
+        from reach.sampling.caps import draw_caps
+
+        s, problem = plan.settings, plan.problem
+        if P is None:
+            P = draw_caps(problem.m, s.max_steps, first_index, count, seed=s.seed, sequence=s.sequence, caps=s.caps)
+        self.launches.append((first_index, P.shape[0]))
+        out = allocate_output(P.shape[0], problem.nv, keep, path_rows)
+        run_samples_kernel(plan.data, plan.options, P, first_index, out,
+                           make_step_work(problem.lcp_size, problem.m, problem.nv), *plan.flags)
+        return out

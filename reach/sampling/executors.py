@@ -37,13 +37,18 @@ from reach.sampling.workers import dask_client, drop_pool, local_pool, note_star
     worker_count
 
 __all__ = ["Executor", "Serial", "LocalPool", "Threads", "Dask", "Cuda", "Hybrid", "make_executor", "BACKENDS",
-           "HYBRID_MIN_LAUNCH"]
+           "HYBRID_MIN_LAUNCH", "HYBRID_MIN_SHARE"]
 
 #: ``backend`` names of :func:`make_executor`.
 BACKENDS = ("serial", "loky", "threading", "dask", "cuda", "cuda+cpu")
-#: Fewest samples a launch of :class:`Hybrid`'s GPU takes while its phase has that many left: fewer would leave
-#: most of a large GPU's threads idle for the launch.
-HYBRID_MIN_LAUNCH = 2**15
+#: Least share of a run that :class:`Hybrid`'s processes take, by their measured rates against the GPU's; below it
+#: they take nothing more: with an emulated GPU ten times as fast as two processes (a 10 % share), sharing ran 13 %
+#: slower than the GPU alone (``bench/hybrid-split.log``).
+HYBRID_MIN_SHARE = 0.15
+#: Fewest samples a launch of :class:`Hybrid`'s GPU takes while its phase has that many left.  Its launches
+#: shrink as a phase empties, down to this; with 2^15 a GPU as fast as the processes took two thirds of a 2^18-sample
+#: quadruped set's rounds and the processes waited (``bench/hybrid-split.log``).
+HYBRID_MIN_LAUNCH = 2**12
 
 
 class Executor:
@@ -177,17 +182,28 @@ class Cuda(Executor):
 class Hybrid(Executor):
     """This machine's GPU and ``workers`` local processes at once, on the same phase.
 
-    A phase's chunks wait in a line.  The GPU takes a run of consecutive
-    chunks from its front as one launch (half of what is left, at least
-    :data:`HYBRID_MIN_LAUNCH` samples, at most :attr:`Cuda.chunk_size`), and
-    each process one chunk at a time from its back; each takes more as soon as
-    it is done, so neither waits on the other but at the phase's end.  The plan
-    is cut for the processes (small, tapered chunks).  A sample's outcome does
-    not depend on what ran it, so the set is any executor's, bit for bit.
+    A phase's chunks wait in a line, and both sides take runs of consecutive
+    chunks from it as they get free (guided self-scheduling): the GPU from
+    the front as one launch, each process from the back.  Each side's rate
+    (samples a second of its kernels, measured on the run's chunks so far)
+    gives the time ``T`` that the line would take both sides together, and a
+    side takes what it runs in ``T / 2``: the runs shrink as the phase
+    empties, so neither side waits long on the other at its end.  Until its
+    rate is known the GPU takes half of the line, a process one chunk; where
+    the processes would run less than :data:`HYBRID_MIN_SHARE` of it, the GPU
+    runs the rest alone.  A launch takes at least :attr:`min_launch` samples
+    and at most :attr:`Cuda.chunk_size`; the plan is cut in small, equal
+    chunks (:attr:`chunk_size`) to take runs of.  A sample's outcome does not
+    depend on what ran it, so the set is any executor's, bit for bit.
     :attr:`samples` counts what each side ran.
     """
 
     name = "cuda+cpu"
+    #: Samples a chunk of the plan: the least a process takes.
+    chunk_size = 1024
+    tapers = False
+    #: Runs each process has in hand at once: the next one waits in its queue while it runs one.
+    in_hand = 2
 
     def __init__(self, workers, device=None):
         from reach.sampling.gpu import Gpu
@@ -198,6 +214,23 @@ class Hybrid(Executor):
         self.samples = {"gpu": 0, "cpu": 0}
         #: Fewest samples a launch takes while its phase has that many left (:data:`HYBRID_MIN_LAUNCH`).
         self.min_launch = HYBRID_MIN_LAUNCH
+        self._run = None  # the plan whose chunks the rates below were measured on
+        self._rates = {}
+
+    def _want(self, side, left):
+        """Samples ``side`` takes from a line of ``left``: what it runs while both sides run all of it, halved
+        (None: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`)."""
+        rates = {k: n / t for k, (n, t) in self._rates.items() if t > 0}
+        if side not in rates or len(rates) < 2:
+            return left // 2 if side == "gpu" else 0
+        both = rates["gpu"] + self.workers * rates["cpu"]
+        if self.workers * rates["cpu"] < HYBRID_MIN_SHARE * both:
+            return left if side == "gpu" else None
+        return int(rates[side] * left / both / 2)
+
+    def _measured(self, side, chunk):
+        n, t = self._rates.get(side, (0, 0.0))
+        self._rates[side] = (n + len(chunk["lcp_solves"]), t + float(chunk.get("kernel_seconds", 0.0)))
 
     @property
     def cores(self):
@@ -207,23 +240,28 @@ class Hybrid(Executor):
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        line = deque(items)
+        line = _Line(items)
+        if payload is not self._run:  # a new run: its rates are measured anew
+            self._run, self._rates = payload, {}
         note_started()
         pool, shipped = local_pool(self.workers), ship(payload)
         running = {}  # future -> ("gpu" or "cpu", samples)
 
         def feed(side):
-            if not line:
-                return
-            item = _front_run(line, self.min_launch, Cuda.chunk_size) if side == "gpu" else line.pop()
-            future = (gpu.submit(fn, payload, *item, device=self.gpu) if side == "gpu"
-                      else pool.submit(run_shipped, fn, shipped, *item))
-            running[future] = (side, int(item[1]))
+            if side == "gpu":
+                item = line.take(min(Cuda.chunk_size, max(self.min_launch, self._want(side, line.left))), front=True)
+                if item:
+                    running[gpu.submit(fn, payload, *item, device=self.gpu)] = (side, item[1])
+            else:
+                want = self._want(side, line.left)
+                item = None if want is None else line.take(want, front=False)
+                if item:
+                    running[pool.submit(run_shipped, fn, shipped, *item)] = (side, item[1])
 
         with ThreadPoolExecutor(1, thread_name_prefix="reach-gpu") as gpu:
             try:
                 feed("gpu")
-                for _ in range(self.workers):
+                for _ in range(self.workers * self.in_hand):
                     feed("cpu")
                 while running:
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -231,29 +269,50 @@ class Hybrid(Executor):
                         side, count = running.pop(future)
                         chunk = future.result()
                         self.samples[side] += count
+                        self._measured(side, chunk)
                         feed(side)
                         yield chunk
             except BrokenProcessPool:
                 drop_pool()
                 raise
             finally:  # stopped early or failed: nothing new starts, and what runs is waited for
-                line.clear()
+                line.items.clear()
                 for future in running:
                     future.cancel()
                 wait(running)
 
 
-def _front_run(line, least, most):
-    """Take from ``line``'s front a run of consecutive chunks ``(start, count[, caps])`` as one: half of the
-    samples in the line (at least ``least``, at most ``most``; at least its first chunk)."""
-    want = min(most, max(least, sum(item[1] for item in line) // 2))
-    run = [line.popleft()]
-    while line and line[0][0] == run[-1][0] + run[-1][1] and sum(item[1] for item in run) + line[0][1] <= want:
-        run.append(line.popleft())
-    start, count = run[0][0], sum(item[1] for item in run)
-    if len(run[0]) == 2:
-        return start, count
-    return start, count, np.concatenate([item[2] for item in run])
+class _Line:
+    """A phase's chunks ``(start, count[, caps])`` in order, taken from either end as runs of consecutive ones."""
+
+    def __init__(self, items):
+        self.items = deque(items)
+        self.left = sum(int(item[1]) for item in self.items)
+
+    def take(self, want, front):
+        """One chunk from the ``front`` (or the back), joined by its consecutive neighbours up to ``want``
+        samples in all; None when the line is empty."""
+        if not self.items:
+            return None
+        pop = self.items.popleft if front else self.items.pop
+        run = [pop()]
+        total = int(run[0][1])
+        while self.items and total + int(self._next(front)[1]) <= want and self._joins(run[-1], front):
+            run.append(pop())
+            total += int(run[-1][1])
+        self.left -= total
+        run = run if front else run[::-1]
+        if len(run[0]) == 2:
+            return int(run[0][0]), total
+        return int(run[0][0]), total, np.concatenate([item[2] for item in run])
+
+    def _next(self, front):
+        return self.items[0] if front else self.items[-1]
+
+    def _joins(self, last, front):
+        """Whether the next chunk on this side continues the run that ends (or, from the back, begins) at ``last``."""
+        nxt = self._next(front)
+        return nxt[0] == last[0] + last[1] if front else nxt[0] + nxt[1] == last[0]
 
 
 def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):

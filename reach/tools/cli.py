@@ -186,7 +186,7 @@ def cmd_run(args):
 
 def _describe_plan(args, n_samples, h, N):
     """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
-    from reach.sampling.executors import Cuda
+    from reach.sampling.executors import Cuda, Hybrid
     from reach.sampling.plan import plan_run
     from reach.sets.completeness import held_out_settings
     from reach.sampling.settings import SamplingSettings
@@ -208,14 +208,14 @@ def _describe_plan(args, n_samples, h, N):
     workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
     if args.backend == "cuda+cpu" and jobs == -1:  # every core but the one driving the GPU
         workers = max(1, workers - 1)
-    gpu = args.backend == "cuda"
-    lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else None,
-                             taper=not gpu).describe()]
+    gpu, hybrid = args.backend == "cuda", args.backend == "cuda+cpu"
+    lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else Hybrid.chunk_size if hybrid
+                             else None, taper=not (gpu or hybrid)).describe()]
     if args.backend == "cuda":
         lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
     elif args.backend == "cuda+cpu":
-        lines.append("(--backend cuda+cpu: these chunks for the processes; the GPU takes runs of them from each "
-                     "phase's front, as one launch each)")
+        lines.append("(--backend cuda+cpu: small chunks; the GPU takes runs of them from each phase's front, as one "
+                     "launch each, the processes runs from its back, each sized by the rates measured so far)")
     elif args.n_jobs == "auto":
         lines.append("(--n-jobs auto: one worker instead, where a pilot of 256 samples puts the run under 1 s)")
     held = held_out_settings(settings)

@@ -93,7 +93,7 @@ HYBRID = textwrap.dedent("""
     kw = dict(completeness=False, seed=11, solution_choice="random", keep_paths=4)
     cpu = sample_post_impact_set(s.problem, 1024, s.h, s.N, **kw)
     hybrid = make_executor(2, backend="cuda+cpu")
-    hybrid.min_launch = 32  # small launches: a small run still splits between the GPU and the processes
+    hybrid.chunk_size, hybrid.min_launch = 64, 32  # small chunks and launches: a small run still splits
     both = sample_post_impact_set(s.problem, 1024, s.h, s.N, executor=hybrid, **kw)
     same = all(np.array_equal(getattr(cpu, f), getattr(both, f)) for f in
                ("all_velocities", "lcp_solves", "terminated", "kept", "sample_status", "residual"))

@@ -1,46 +1,21 @@
 """The GPU and the CPU's processes on the same phase (``backend="cuda+cpu"``): the set is the CPU's, bit for bit.
 
 The orchestration (the GPU takes runs of chunks from a phase's front, the
-processes single chunks from its back) is checked here with a stand-in device
+processes runs from its back, each sized by the rates measured so far) is checked here with a stand-in device
 that runs the CPU's kernel, so that no GPU is needed and the outcomes are
 known; the simulator's test runs the real :class:`reach.sampling.gpu.Gpu`.
 """
 
 import numpy as np
 import pytest
+from helpers import CpuDevice
 
 import scenarios
 from reach import sample_post_impact_set
-from reach.kernels.routh import allocate_output, run_samples_kernel
-from reach.kernels.routh_data import make_step_work
-from reach.sampling.caps import draw_caps
 from reach.sampling.executors import BACKENDS, Hybrid, make_executor
 from reach.sampling.plan import plan_run
 
 FIELDS = ("all_velocities", "lcp_solves", "terminated", "kept", "sample_status", "residual")
-
-
-class CpuDevice:
-    """A stand-in GPU: each launch runs the CPU's kernel on the launch's samples; it records the launches."""
-
-    def __init__(self):
-        self.launches = []
-
-    def describe(self):
-        return "a CPU stand-in"
-
-    def block_size(self, problem, max_steps, drawn=False):
-        return 2**22
-
-    def run(self, plan, P, first_index, keep, path_rows, count=None):
-        s, problem = plan.settings, plan.problem
-        if P is None:
-            P = draw_caps(problem.m, s.max_steps, first_index, count, seed=s.seed, sequence=s.sequence, caps=s.caps)
-        self.launches.append((first_index, P.shape[0]))
-        out = allocate_output(P.shape[0], problem.nv, keep, path_rows)
-        run_samples_kernel(plan.data, plan.options, P, first_index, out,
-                           make_step_work(problem.lcp_size, problem.m, problem.nv), *plan.flags)
-        return out
 
 
 @pytest.mark.parametrize("strategy", ["directed", "uniform"])
@@ -83,3 +58,43 @@ def test_the_hybrid_backend_without_a_gpu_says_so():
         pytest.skip("this machine has a GPU")
     with pytest.raises(ValueError, match="no CUDA GPU"):
         make_executor(2, backend="cuda+cpu")
+
+
+def test_reach_run_with_the_hybrid_backend_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys):
+    from reach.sampling.gpu import gpu_available
+    from reach.tools.cli import main
+
+    if gpu_available():
+        pytest.skip("this machine has a GPU")
+    code = main(["run", "rocking-block", "--backend", "cuda+cpu", "--n-jobs", "2", "--samples", "256", "--no-plot",
+                 "--no-progress", "--out", str(tmp_path / "set.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+
+
+class ReplayDevice(CpuDevice):
+    """A far faster stand-in GPU: a launch returns a stored run's outcomes for its samples at once."""
+
+    def __init__(self, stored):
+        super().__init__()
+        self.stored = stored
+
+    def run(self, plan, P, first_index, keep, path_rows, count=None):
+        from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
+
+        S = count if P is None else P.shape[0]
+        self.launches.append((first_index, S))
+        nv = plan.problem.nv
+        fields = {name: self.stored[name][first_index:first_index + S].copy() for name in SAMPLE_FIELDS}
+        return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
+
+
+def test_where_the_gpu_is_far_faster_the_processes_stop_taking_runs():
+    s = scenarios.get("box-wall")
+    kw = dict(completeness=False, seed=2, solution_choice="random", keep_paths=0)
+    stored = sample_post_impact_set(s.problem, 2**15, s.h, s.N, **kw)
+    hybrid = Hybrid(1, device=ReplayDevice(stored.arrays))
+    both = sample_post_impact_set(s.problem, 2**15, s.h, s.N, executor=hybrid, **kw)
+    assert np.array_equal(both.all_velocities, stored.all_velocities)
+    # the processes ran what they took before both rates were known, a chunk at a time, and then nothing more
+    assert 0 < hybrid.samples["cpu"] <= 2 * hybrid.in_hand * Hybrid.chunk_size, hybrid.samples

@@ -44,3 +44,30 @@ def test_the_end_to_end_parts_split_the_estimate_into_its_own_parts():
     parts = _end_to_end_parts(9.0, metadata, {"kernel": 4.0, "transfer": 0.5})
     assert parts["after_main_run_s"] == 3.0 and parts["host_other_s"] == 3.5
     assert (parts["estimate_held_out_s"], parts["estimate_distances_s"], parts["estimate_climb_s"]) == (0.5, 0.25, 1.5)
+
+
+def test_the_gpu_beside_processes_is_measured_and_a_failure_is_recorded(monkeypatch):
+    import scenarios
+    from reach.sampling import executors
+    from helpers import CpuDevice
+    from reach.tools.bench_gpu import _beside_processes
+
+    s = scenarios.get("box-wall")
+    common = dict(completeness=False, solution_choice="random", keep_paths=0)
+    monkeypatch.setattr(executors, "make_executor", lambda n_jobs, backend: executors.Hybrid(1, device=CpuDevice()))
+    row = _beside_processes(s.problem, 2**12, s.h, s.N, common, warm=512)
+    assert row["processes"] == 1 and row["samples_per_s"] > 0 and 0 < row["gpu_share"] <= 1, row
+
+    def no_gpu(n_jobs, backend):
+        raise ValueError("no CUDA GPU here")
+
+    monkeypatch.setattr(executors, "make_executor", no_gpu)
+    assert _beside_processes(s.problem, 2**12, s.h, s.N, common)["error"] == "ValueError: no CUDA GPU here"
+
+
+def test_the_end_to_end_line_gives_the_gpu_beside_processes_or_why_not():
+    e2e = {"samples": 2**20, "wall_s": [10.0, 10.2], "median_wall_s": 10.1, "held_out": {}, "target_s": 1.0}
+    text = format_gpu({"end-to-end": dict(e2e, beside_processes={"processes": 15, "wall_s": [5.0], "median_wall_s": 5.0})})
+    assert "With 15 processes beside the GPU (cuda+cpu): 5.00 s wall." in text
+    text = format_gpu({"end-to-end": dict(e2e, beside_processes={"error": "BrokenProcessPool: gone"})})
+    assert "beside the GPU (cuda+cpu): failed: BrokenProcessPool: gone" in text

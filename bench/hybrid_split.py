@@ -1,0 +1,103 @@
+"""How well ``backend="cuda+cpu"`` splits a run between a GPU and local processes, measured with an emulated GPU.
+
+No GPU is needed: an :class:`EmulatedGpu` returns each launch's outcomes from
+a reference run of the same set (a sample's outcome depends on its index and
+caps only, so these are the outcomes any executor gives) after sleeping as
+long as a GPU of ``--gpu-rate`` samples a second would take.  The same default
+set then runs three ways, alternating, ``--repeats`` times: on the emulated
+GPU alone (:class:`~reach.sampling.executors.Cuda`'s plan), on ``--workers``
+local processes alone, and on both (:class:`~reach.sampling.executors.Hybrid`).
+``efficiency`` is the hybrid's samples a second over the sum of the two alone:
+1 where neither side ever waits on the other.  Wall seconds include the
+directed rounds' choice on the host, which no executor shortens.  With
+``--gpu-rate 0`` the emulated GPU runs at the processes' measured rate.
+
+    PYTHONPATH=. python bench/hybrid_split.py --case quadruped --samples 262144 --workers 1
+"""
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from reach import sample_post_impact_set
+from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
+from reach.sampling.executors import Cuda, Executor, Hybrid, make_executor
+from reach.sampling.gpu import MAX_BLOCK
+from reach.tools.bench_gpu import problem_case
+
+COMMON = dict(completeness=False, keep_paths=0)
+
+
+class EmulatedGpu:
+    """A GPU of ``rate`` samples a second whose outcomes are the reference run's ``arrays`` (by sample index)."""
+
+    def __init__(self, arrays, rate):
+        self.arrays, self.rate = arrays, rate
+        self.samples = 0
+
+    def describe(self):
+        return f"an emulated GPU of {self.rate:,.0f} samples/s"
+
+    def block_size(self, problem, max_steps, drawn=False):
+        return MAX_BLOCK
+
+    def run(self, plan, P, first_index, keep, path_rows, count=None):
+        t = time.perf_counter()
+        S = count if P is None else P.shape[0]
+        fields = {name: self.arrays[name][first_index:first_index + S].copy() for name in SAMPLE_FIELDS}
+        self.samples += S
+        time.sleep(max(0.0, S / self.rate - (time.perf_counter() - t)))
+        nv = plan.problem.nv
+        return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
+
+
+def gpu_alone(device):
+    """A :class:`Cuda` executor around ``device``."""
+    executor = Cuda.__new__(Cuda)
+    Executor.__init__(executor, 1)
+    executor.gpu, executor.where = device, device.describe()
+    return executor
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", default="quadruped")
+    parser.add_argument("--samples", type=int, default=2**18)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--gpu-rate", type=float, default=0.0, help="samples/s (0: the processes' own rate)")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    problem, h, N = problem_case(args.case)
+    reference = sample_post_impact_set(problem, args.samples, h, N, n_jobs=args.workers, **COMMON)
+    cpu = make_executor(args.workers, "loky")
+    warm = Hybrid(args.workers, device=EmulatedGpu(reference.arrays, 1e9))
+    warm.min_launch = 256  # small launches: the processes get chunks too, and start
+    for executor in (cpu, warm):  # the pools started and their kernels loaded before anything is timed
+        sample_post_impact_set(problem, min(args.samples, 2**14), h, N, executor=executor, **COMMON)
+    runs = {"gpu": [], "cpu": [], "both": []}
+    rate = args.gpu_rate
+    for _ in range(args.repeats):
+        for side in ("cpu", "gpu", "both"):
+            if side != "cpu" and rate <= 0:
+                rate = args.samples / float(np.median([r["wall_s"] for r in runs["cpu"]]))
+            device = EmulatedGpu(reference.arrays, rate)
+            executor = {"cpu": cpu, "gpu": gpu_alone(device), "both": Hybrid(args.workers, device=device)}[side]
+            t, c = time.perf_counter(), time.process_time()
+            result = sample_post_impact_set(problem, args.samples, h, N, executor=executor, **COMMON)
+            run = {"wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c,
+                   "selection_s": result.metadata.get("selection_seconds", 0.0),
+                   "same": bool(np.array_equal(result.all_velocities, reference.all_velocities))}
+            if side == "both":
+                run["gpu_share"] = executor.samples["gpu"] / args.samples
+            runs[side].append(run)
+    median = {side: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for side, rs in runs.items()}
+    rates = {side: args.samples / m["wall_s"] for side, m in median.items()}
+    print(json.dumps({"case": args.case, "samples": args.samples, "workers": args.workers, "gpu_rate": rate,
+                      "samples_per_s": rates, "efficiency": rates["both"] / (rates["gpu"] + rates["cpu"]),
+                      "median": median, "runs": runs}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
