@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device checks of issue 40 (and, with PARTS=parallel, issue 39's 16 cores), as one command for a
 # machine with a GPU and 16 cores (the `device` tool runs it on a copy of the checkout: no install,
-# numba-cuda already there).
+# numba-cuda already there).  `reach bench --gpu` also runs each case's directed set, and the end-to-end
+# case, with every core but one beside the GPU (backend cuda+cpu).
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 #   PARTS=lemke bash bench/device.sh   # only Lemke's layouts (reach.kernels.warp), about two minutes: $OUT/lemke.json
 #   PARTS=caps bash bench/device.sh    # bench/register_caps.py: every case at each register cap, about five minutes:

@@ -384,7 +384,8 @@ def _add_run(sub):
     p.add_argument("--backend", choices=("loky", "threading", "dask", "serial", "cuda", "cuda+cpu"), default="loky",
                    help="where the chunks run (cuda+cpu: the GPU and --n-jobs local processes together)")
     p.add_argument("--gpu", action="store_const", const="cuda", dest="backend",
-                   help="run the samples on this machine's CUDA GPU (--backend cuda; needs 'reach[cuda]')")
+                   help="run the samples on this machine's CUDA GPU (--backend cuda; needs 'reach[cuda]'); "
+                        "--backend cuda+cpu runs the GPU and --n-jobs processes together")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its checkpoint (OUT.ckpt)")
