@@ -98,3 +98,17 @@ def test_where_the_gpu_is_far_faster_the_processes_stop_taking_runs():
     assert np.array_equal(both.all_velocities, stored.all_velocities)
     # the processes ran what they took before both rates were known, a chunk at a time, and then nothing more
     assert 0 < hybrid.samples["cpu"] <= 2 * hybrid.in_hand * Hybrid.chunk_size, hybrid.samples
+
+
+def test_a_hybrid_runs_checkpoint_resumes_elsewhere_with_the_same_set(tmp_path):
+    s = scenarios.get("rocking-block")
+    kw = dict(completeness=False, seed=8, keep_paths=0, solution_choice="random")
+    hybrid = Hybrid(1, device=CpuDevice())
+    hybrid.min_launch = 1024  # runs of several chunks: the checkpoint's files are the runs, not the plan's chunks
+    first = sample_post_impact_set(s.problem, 2**14, s.h, s.N, executor=hybrid, checkpoint=tmp_path / "ck",
+                                   keep_checkpoint=True, **kw)
+    again = sample_post_impact_set(s.problem, 2**14, s.h, s.N, n_jobs=1, checkpoint=tmp_path / "ck", resume=True,
+                                   **kw)
+    assert again.metadata["resumed_samples"] == 2**14 and hybrid.samples["cpu"] > 0
+    for field in FIELDS:
+        assert np.array_equal(getattr(first, field), getattr(again, field)), field
