@@ -86,6 +86,7 @@ class CpuDevice:
 
     def __init__(self):
         self.launches = []
+        self.runs = []  # (the settings' seed, first index, samples) of each launch
 
     def describe(self):
         return "a CPU stand-in"
@@ -102,6 +103,7 @@ class CpuDevice:
         if P is None:
             P = draw_caps(problem.m, s.max_steps, first_index, count, seed=s.seed, sequence=s.sequence, caps=s.caps)
         self.launches.append((first_index, P.shape[0]))
+        self.runs.append((s.seed, first_index, P.shape[0]))
         out = allocate_output(P.shape[0], problem.nv, keep, path_rows)
         run_samples_kernel(plan.data, plan.options, P, first_index, out,
                            make_step_work(problem.lcp_size, problem.m, problem.nv), *plan.flags)

@@ -163,11 +163,11 @@ class Cuda(Executor):
     #: (:func:`reach.sampling.plan.plan_run`): each chunk is a launch, and a small one leaves the GPU idle.
     tapers = False
 
-    def __init__(self):
+    def __init__(self, device=None):
         from reach.sampling.gpu import Gpu
 
         super().__init__(1)
-        self.gpu = Gpu()
+        self.gpu = Gpu() if device is None else device  # (a stand-in with a Gpu's run and block_size, in tests)
         self.where = f"the GPU ({self.gpu.describe()})"
 
     @property

@@ -9,6 +9,9 @@ import nothing of this module: the layers go one way.
 
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 
 from reach.sampling.choice import auto_choice
@@ -21,7 +24,8 @@ from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
-__all__ = ["sample_post_impact_set", "sample_adaptive", "sample_to_coverage", "RUN_OPTIONS", "SETTING_OPTIONS"]
+__all__ = ["sample_post_impact_set", "sample_adaptive", "sample_to_coverage", "RUN_OPTIONS", "SETTING_OPTIONS",
+           "HELD_OUT_BESIDE_GPU"]
 
 
 #: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
@@ -29,6 +33,11 @@ RUN_OPTIONS = {"n_jobs": 1, "backend": "loky", "scheduler": None, "checkpoint": 
                "keep_checkpoint": False, "completeness": True, "progress": False, "keep_caps": False}
 #: The :class:`~reach.sampling.settings.SamplingSettings` fields an option may set (the others are arguments).
 SETTING_OPTIONS = ("eps", "seed", "sequence", "caps", "strategy", "solution_choice", "keep_paths", "chunk_size")
+#: Sets of at least this many samples run on a GPU alone (``backend="cuda"``) run their held-out search on every
+#: core but one while the GPU runs the set: the search depends on the settings only, and the cores are idle
+#: meanwhile (``bench/held-out-beside-gpu.log``).  Smaller sets run it after, on the GPU: starting the processes
+#: would cost more.  ``None`` never does.
+HELD_OUT_BESIDE_GPU = 2**16
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
@@ -92,6 +101,9 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         (1/8 of the budget, or this many samples if an int), and the climb to
         the farthest outcome missed (:mod:`reach.sets.farthest`, as many again),
         and store the estimate in ``metadata["completeness"]`` (shown by ``summary()``).
+        On a GPU alone, a set of :data:`HELD_OUT_BESIDE_GPU` samples or more
+        runs the held-out search on the CPU's cores while the GPU runs the set
+        (the same search, bit for bit).
     progress : bool
         Show a progress bar (tqdm) over samples.
     keep_caps : bool
@@ -128,14 +140,42 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         choice = "random"
     settings = SamplingSettings(n_samples, h, max_steps, **{**fields, "solution_choice": choice})
     completeness = run.pop("completeness")
+    budget = None if completeness is True or completeness is False else check_integer("completeness", completeness,
+                                                                                         low=1)
+    ahead = None if completeness is False else _held_out_ahead(problem, settings, budget, executor, run)
     result = run_sampling(problem, settings, executor=executor, **run)
     if why is not None:
         result.metadata["auto_choice"] = why
+    held = None
+    if ahead is not None:  # (waited for even where the set came out empty: no search left running)
+        result.index_in_background()  # the set's tree builds while the search finishes
+        t = time.perf_counter()
+        held = ahead.result()
+        waited = time.perf_counter() - t
     if completeness is not False and len(result):
-        budget = None if completeness is True else check_integer("completeness", completeness, low=1)
-        result.metadata["completeness"] = estimate_completeness(
-            result, budget=budget, executor=executor, **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
+        estimate = estimate_completeness(result, budget=budget, executor=executor, held=held,
+                                         **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
+        if held is not None:  # its seconds: what the set still waited for it once the GPU was done
+            estimate["seconds"] = dict(estimate["seconds"], held_out=waited)
+        result.metadata["completeness"] = estimate
     return result
+
+
+def _held_out_ahead(problem, settings, budget, executor, run):
+    """A future of the held-out search, started now on every core but one, where a set of at least
+    :data:`HELD_OUT_BESIDE_GPU` samples runs on a GPU alone; else None."""
+    gpu_alone = executor.name == "cuda" if executor is not None else run["backend"] == "cuda"
+    cores = os.cpu_count() or 1
+    if not gpu_alone or HELD_OUT_BESIDE_GPU is None or settings.n_samples < HELD_OUT_BESIDE_GPU or cores < 2:
+        return None
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="reach-held-out")
+    try:
+        return pool.submit(run_sampling, problem, held_out_settings(settings, budget), n_jobs=cores - 1,
+                           backend="loky", warn=False, keep_caps=True)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _split_options(options, settings, executor, h):

@@ -138,7 +138,7 @@ def held_out_settings(settings, budget=None):
 
 
 def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backend="loky", scheduler=None,
-                          search=True):
+                          search=True, held=None):
     """Run the held-out search for ``result``, measure its distance to the set, and climb to the farthest.
 
     Parameters
@@ -154,6 +154,9 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
         the farthest outcome it misses (:func:`reach.sets.farthest.farthest_search`,
         as many samples again as the held-out search); ``max`` is then the
         larger of the two.
+    held : PostImpactSet, optional
+        The held-out search, if run already (it depends on ``result``'s
+        settings only: :func:`held_out_settings`, run with ``keep_caps=True``).
 
     Returns
     -------
@@ -171,8 +174,11 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
     t0 = time.perf_counter()
     settings = held_out_settings(result.settings, budget)
     result.index_in_background()  # the set's tree builds while the held-out search runs
-    held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
-                        scheduler=scheduler, warn=False, keep_caps=True)
+    if held is None:
+        held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
+                            scheduler=scheduler, warn=False, keep_caps=True)
+    elif held.settings != settings:
+        raise ValueError("`held` is not this set's held-out search (its settings differ from held_out_settings).")
     t1 = time.perf_counter()
     executor = climb_executor(held, settings.n_samples, executor, n_jobs, backend, scheduler)
     distances = held_out_distances(result, held.velocities, workers=executor.cores)

@@ -112,3 +112,26 @@ def test_a_hybrid_runs_checkpoint_resumes_elsewhere_with_the_same_set(tmp_path):
     assert again.metadata["resumed_samples"] == 2**14 and hybrid.samples["cpu"] > 0
     for field in FIELDS:
         assert np.array_equal(getattr(first, field), getattr(again, field)), field
+
+
+def test_a_large_set_on_a_gpu_alone_runs_its_held_out_search_on_the_cores_meanwhile(monkeypatch):
+    from reach.sampling.executors import Cuda
+    from reach.sets import build
+
+    monkeypatch.setattr(build, "HELD_OUT_BESIDE_GPU", 2**12)
+    s = scenarios.get("disk-stack")
+    kw = dict(seed=6, keep_paths=0)
+    cpu = sample_post_impact_set(s.problem, 2**12, s.h, s.N, n_jobs=1, **kw)
+    device = CpuDevice()
+    gpu = sample_post_impact_set(s.problem, 2**12, s.h, s.N, executor=Cuda(device=device), **kw)
+    assert np.array_equal(cpu.all_velocities, gpu.all_velocities)
+    a, b = dict(cpu.metadata["completeness"]), dict(gpu.metadata["completeness"])
+    assert a.pop("seconds").keys() == b.pop("seconds").keys() and a == b  # the same estimate, bit for bit
+    held = a["samples"]  # the held-out search's samples: indices 0 .. held - 1 under its own seed
+    searched = [first for seed, first, _ in device.runs if seed != 6 and first < held]
+    assert not searched and any(seed != 6 for seed, _, _ in device.runs)  # only the climb (indices from held) ran here
+    monkeypatch.setattr(build, "HELD_OUT_BESIDE_GPU", None)
+    device = CpuDevice()
+    after = sample_post_impact_set(s.problem, 2**12, s.h, s.N, executor=Cuda(device=device), **kw)
+    assert [first for seed, first, _ in device.runs if seed != 6 and first < held]  # the search ran on the GPU
+    assert after.metadata["completeness"]["max"] == a["max"]
