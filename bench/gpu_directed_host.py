@@ -32,7 +32,7 @@ from reach import sample_post_impact_set
 from reach.kernels.routh import allocate_output, run_samples_kernel
 from reach.kernels.routh_data import make_step_work
 from reach.sampling.caps import draw_caps
-from reach.sampling.executors import Cuda, Executor
+from reach.sampling.executors import Cuda
 from reach.sampling.gpu import MAX_BLOCK
 from reach.tools.bench_gpu import problem_case
 
@@ -71,10 +71,7 @@ class ReplayDevice:
 
 def replay_executor(device):
     """A :class:`Cuda` executor around ``device`` (no GPU needed)."""
-    executor = Cuda.__new__(Cuda)
-    Executor.__init__(executor, 1)
-    executor.gpu, executor.where = device, "a replaying stand-in"
-    return executor
+    return Cuda(device=device)
 
 
 def main():

@@ -20,7 +20,7 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
-from reach.sampling.executors import Cuda, Executor
+from reach.sampling.executors import Cuda
 from reach.sampling.gpu import MAX_BLOCK
 from reach.tools.bench_gpu import problem_case
 
@@ -54,10 +54,7 @@ class InstantDevice:
 
 def instant_executor(stored):
     """A :class:`Cuda` executor around :class:`InstantDevice` (no GPU needed)."""
-    executor = Cuda.__new__(Cuda)
-    Executor.__init__(executor, 1)
-    executor.gpu, executor.where = InstantDevice(stored), "an instant stand-in"
-    return executor
+    return Cuda(device=InstantDevice(stored))
 
 
 def main():

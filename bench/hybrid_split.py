@@ -23,7 +23,7 @@ import numpy as np
 
 from reach import sample_post_impact_set
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
-from reach.sampling.executors import Cuda, Executor, Hybrid, make_executor
+from reach.sampling.executors import Cuda, Hybrid, make_executor
 from reach.sampling.gpu import MAX_BLOCK
 from reach.tools.bench_gpu import problem_case
 
@@ -53,13 +53,6 @@ class EmulatedGpu:
         return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
 
 
-def gpu_alone(device):
-    """A :class:`Cuda` executor around ``device``."""
-    executor = Cuda.__new__(Cuda)
-    Executor.__init__(executor, 1)
-    executor.gpu, executor.where = device, device.describe()
-    return executor
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,7 +76,7 @@ def main():
             if side != "cpu" and rate <= 0:
                 rate = args.samples / float(np.median([r["wall_s"] for r in runs["cpu"]]))
             device = EmulatedGpu(reference.arrays, rate)
-            executor = {"cpu": cpu, "gpu": gpu_alone(device), "both": Hybrid(args.workers, device=device)}[side]
+            executor = {"cpu": cpu, "gpu": Cuda(device=device), "both": Hybrid(args.workers, device=device)}[side]
             t, c = time.perf_counter(), time.process_time()
             result = sample_post_impact_set(problem, args.samples, h, N, executor=executor, **COMMON)
             run = {"wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c,

@@ -10,7 +10,6 @@ import nothing of this module: the layers go one way.
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 
@@ -146,18 +145,11 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
     result = run_sampling(problem, settings, executor=executor, **run)
     if why is not None:
         result.metadata["auto_choice"] = why
-    held = None
-    if ahead is not None:  # (waited for even where the set came out empty: no search left running)
-        result.index_in_background()  # the set's tree builds while the search finishes
-        t = time.perf_counter()
-        held = ahead.result()
-        waited = time.perf_counter() - t
     if completeness is not False and len(result):
-        estimate = estimate_completeness(result, budget=budget, executor=executor, held=held,
-                                         **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
-        if held is not None:  # its seconds: what the set still waited for it once the GPU was done
-            estimate["seconds"] = dict(estimate["seconds"], held_out=waited)
-        result.metadata["completeness"] = estimate
+        result.metadata["completeness"] = estimate_completeness(result, budget=budget, executor=executor, held=ahead,
+                                                                **{k: run[k] for k in ("n_jobs", "backend", "scheduler")})
+    elif ahead is not None:  # an empty set: no estimate, and no search left running
+        ahead.result()
     return result
 
 

@@ -43,6 +43,7 @@ it.
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -154,9 +155,11 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
         the farthest outcome it misses (:func:`reach.sets.farthest.farthest_search`,
         as many samples again as the held-out search); ``max`` is then the
         larger of the two.
-    held : PostImpactSet, optional
-        The held-out search, if run already (it depends on ``result``'s
-        settings only: :func:`held_out_settings`, run with ``keep_caps=True``).
+    held : PostImpactSet or concurrent.futures.Future of one, optional
+        The held-out search, run already or running (it depends on
+        ``result``'s settings only: :func:`held_out_settings`, run with
+        ``keep_caps=True``); a future is waited for here, and the wait is the
+        search's seconds.
 
     Returns
     -------
@@ -177,7 +180,9 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
     if held is None:
         held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
                             scheduler=scheduler, warn=False, keep_caps=True)
-    elif held.settings != settings:
+    elif isinstance(held, Future):
+        held = held.result()
+    if held.settings != settings:
         raise ValueError("`held` is not this set's held-out search (its settings differ from held_out_settings).")
     t1 = time.perf_counter()
     executor = climb_executor(held, settings.n_samples, executor, n_jobs, backend, scheduler)
