@@ -81,6 +81,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats after the computing one")
     parser.add_argument("--estimate", action="store_true", help="with the held-out estimate (its parts' seconds)")
     parser.add_argument("--profile", action="store_true", help="cProfile the last repeat, top 25 by own time")
+    parser.add_argument("--strategy", default="directed", choices=["directed", "uniform"])
     args = parser.parse_args()
     problem, h, N = problem_case(args.case)
     device = ReplayDevice()
@@ -93,7 +94,8 @@ def main():
             profile = cProfile.Profile()
             profile.enable()
         t, c, before = time.perf_counter(), time.process_time(), device.seconds
-        result = sample_post_impact_set(problem, args.samples, h, N, executor=executor, completeness=args.estimate)
+        result = sample_post_impact_set(problem, args.samples, h, N, executor=executor, completeness=args.estimate,
+                                        strategy=args.strategy)
         wall, stand_in = time.perf_counter() - t, device.seconds - before
         meta = result.metadata
         run = {"wall_s": wall, "cpu_s": time.process_time() - c, "stand_in_s": stand_in, "host_s": wall - stand_in,
@@ -110,7 +112,7 @@ def main():
     median = {k: float(np.median([run[k] for run in runs])) for k in runs[0]}
     import reach
 
-    print(json.dumps({"case": args.case, "samples": args.samples, "estimate": args.estimate, "reach": reach.__file__,
+    print(json.dumps({"case": args.case, "samples": args.samples, "strategy": args.strategy, "estimate": args.estimate, "reach": reach.__file__,
                       "median": median,
                       "runs": runs}, indent=1))
 

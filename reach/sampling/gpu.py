@@ -12,7 +12,10 @@ host chose.
 A block holds at most :data:`MAX_BLOCK` samples, and where the caps come from
 the host as many as :data:`CAP_NUMBERS` caps allow; each thread's work arrays
 are local to it (:mod:`reach.kernels.device`).  The problem's data goes to the
-device once a run.
+device once a run.  The per-sample output arrays stay on the device between
+launches (:meth:`Gpu.outputs`): a launch writes every field of each of its
+samples, so a later launch takes views of the same arrays instead of
+allocating its own; they grow when a launch needs more.
 """
 
 from __future__ import annotations
@@ -26,16 +29,18 @@ import numpy as np
 from reach.kernels import device as kernels_device
 from reach.kernels.drawn import drawn_caps
 from reach.kernels.lcp import uses_tableau
-from reach.kernels.routh import SampleOutput
+from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
 
 __all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
 
-#: Wall seconds spent in this process on the device's side of :meth:`Gpu.run` (``"kernel"``: launches to their
-#: end; ``"transfer"``: caps to the device, outputs back), for ``reach bench --gpu``; never reset here.
-DEVICE_SECONDS = {"kernel": 0.0, "transfer": 0.0}
+#: Wall seconds spent in this process on the device's side of :meth:`Gpu.run`, for ``reach bench --gpu``; never
+#: reset here.  ``"setup"``: before the caps go, the outputs' arrays (:meth:`Gpu.outputs`) and a new run's data on
+#: the device; ``"upload"``: a launch's caps to the device; ``"kernel"``: the launch to its end; ``"download"``: the
+#: outputs back; ``"transfer"``: upload and download together.
+DEVICE_SECONDS = {"setup": 0.0, "upload": 0.0, "kernel": 0.0, "download": 0.0, "transfer": 0.0}
 
 #: Most samples one launch runs (a large GPU keeps about 10^5 threads resident; more queue behind them).  As
 #: large as :attr:`reach.sampling.executors.Cuda.chunk_size`, so that a chunk is one launch, whose outputs are
@@ -76,6 +81,7 @@ class Gpu:
                              "'reach[cuda]' on a machine with an NVIDIA GPU and its driver.")
         self.cuda = kernels_device.numba_cuda()
         self._data = {}  # id of a plan's kernel data -> (that data, its device copy)
+        self._outputs = None  # ((samples, nv), a SampleOutput of device arrays for that many samples)
 
     def describe(self):
         """The device's name, e.g. ``NVIDIA H200`` (``simulator`` under NUMBA_ENABLE_CUDASIM=1)."""
@@ -100,14 +106,18 @@ class Gpu:
         cuda = self.cuda
         problem = plan.problem
         S, nv = (count if P is None else P.shape[0]), problem.nv
+        ts = time.perf_counter()
         data = self._device_data(plan)
-        out = kernels_device.output_on(S, nv, keep, path_rows, lambda shape, dtype: cuda.device_array(shape, dtype))
-        out = out._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)))
+        out = self.outputs(S, nv)._replace(paths=cuda.to_device(np.full((keep, path_rows, nv), np.nan)),
+                                           path_len=cuda.device_array(keep, np.int64))
         key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None,
                takes_tableau(plan.options, problem.lcp_size))
         threads = kernels_device.THREADS_PER_BLOCK
+        caps = self._drawn(plan) if P is None else None  # a run's drawn caps go once, as part of its setup
+        cuda.synchronize()
         t0 = time.perf_counter()
-        caps = self._drawn(plan) if P is None else cuda.to_device(np.ascontiguousarray(P))
+        if P is not None:
+            caps = cuda.to_device(np.ascontiguousarray(P))
         cuda.synchronize()
         t1 = time.perf_counter()
         args = (data, plan.options, caps, first_index, S, out) if P is None else (data, plan.options, caps,
@@ -124,9 +134,23 @@ class Gpu:
         cuda.synchronize()
         t2 = time.perf_counter()
         host = SampleOutput(*[a.copy_to_host() for a in out])
-        DEVICE_SECONDS["kernel"] += t2 - t1
-        DEVICE_SECONDS["transfer"] += (t1 - t0) + (time.perf_counter() - t2)
+        t3 = time.perf_counter()
+        for part, seconds in (("setup", t0 - ts), ("upload", t1 - t0), ("kernel", t2 - t1), ("download", t3 - t2),
+                              ("transfer", (t1 - t0) + (t3 - t2))):
+            DEVICE_SECONDS[part] += seconds
         return host
+
+    def outputs(self, samples, nv):
+        """A :class:`SampleOutput` of device arrays for ``samples`` samples (its paths not yet there): views of
+        the arrays kept from earlier launches, which grow (to the next power of two) when they hold fewer."""
+        held = self._outputs
+        if held is None or held[0][0] < samples or held[0][1] != nv:
+            size = 1 << max(0, int(samples) - 1).bit_length()
+            self._outputs = None  # the old arrays go before the new ones are allocated
+            arrays = kernels_device.output_on(size, nv, 0, 0, lambda shape, dtype: self.cuda.device_array(shape, dtype))
+            self._outputs = held = ((size, nv), arrays)
+        return SampleOutput(*[a[:samples] if name in SAMPLE_FIELDS else a
+                              for name, a in zip(SampleOutput._fields, held[1])])
 
     def _drawn(self, plan):
         """The run's :class:`~reach.kernels.drawn.DrawnCaps` on the device (copied once a run)."""

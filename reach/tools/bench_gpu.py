@@ -152,9 +152,12 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
         gpu, device = _timed(problem, n, h, N, backend="cuda", strategy="uniform", **common)
         wall = gpu.metadata["wall_seconds"]
         runs.append({"samples": n, "wall_s": wall, "samples_per_s": n / wall, "kernel_s": device["kernel"],
-                     "transfer_s": device["transfer"], "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
+                     "transfer_s": device["transfer"], "upload_s": device["upload"], "download_s": device["download"],
+                     "setup_s": device["setup"], "host_s": wall - device["kernel"] - device["transfer"] - device["setup"],
+                     "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
         print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
-              f"{device['kernel']:.2f} s, transfers {device['transfer']:.2f} s)", flush=True)
+              f"{device['kernel']:.2f} s, transfers {device['upload']:.2f} + {device['download']:.2f} s, setup "
+              f"{device['setup']:.2f} s, the rest {runs[-1]['host_s']:.2f} s)", flush=True)
     first = _rates(problem, sizes[-1], h, N, dict(common, solution_choice="first"))  # the direct port's batch
     tuned = _tuning_sweep(problem, sizes[0], h, N, common, TUNING_SWEEP if problem.lcp_size >= TUNED_MIN_N else ())
     directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
@@ -300,8 +303,10 @@ def _end_to_end_parts(wall, metadata, device):
     engine = metadata.get("wall_seconds") or 0.0
     selection = metadata.get("selection_seconds") or 0.0
     estimate = (metadata.get("completeness") or {}).get("seconds", {})
-    return {"kernel_s": device["kernel"], "transfer_s": device["transfer"], "selection_s": selection,
-            "host_other_s": wall - device["kernel"] - device["transfer"] - selection, "main_run_s": engine,
+    return {"kernel_s": device["kernel"], "transfer_s": device["transfer"], "setup_s": device["setup"],
+            "selection_s": selection,
+            "host_other_s": wall - device["kernel"] - device["transfer"] - device["setup"] - selection,
+            "main_run_s": engine,
             "after_main_run_s": wall - engine, **{f"estimate_{k}_s": v for k, v in estimate.items()}}
 
 

@@ -440,3 +440,28 @@ def test_a_kernel_that_fails_with_the_disk_cache_runs_without_it_under_the_simul
     report = _under_the_simulator(CACHE_FAILS)
     assert report["same"] and report["warned"], report
     assert report["calls"][:2] == ["cached", "plain"] and set(report["calls"][2:]) <= {"plain"}, report
+
+
+OUTPUTS = textwrap.dedent("""
+    import json
+    import numpy as np
+    from reach.sampling.gpu import Gpu
+    gpu = Gpu()
+    first = gpu.outputs(100, 3)
+    first.velocities.copy_to_device(np.arange(300.0).reshape(100, 3))
+    smaller = gpu.outputs(40, 3)  # a view of the same arrays: what the first launch wrote is there
+    same = bool(np.array_equal(smaller.velocities.copy_to_host(), np.arange(120.0).reshape(40, 3)))
+    held = gpu._outputs[0]
+    larger = gpu.outputs(300, 3)
+    print(json.dumps({"shapes": [list(first.velocities.shape), list(smaller.velocities.shape),
+                                 list(larger.kept.shape)], "same": same, "held": [list(held), list(gpu._outputs[0])],
+                      "other_nv": list(gpu.outputs(10, 5).velocities.shape)}))
+""")
+
+
+def test_a_gpus_output_arrays_are_kept_between_launches_and_grow_by_powers_of_two():
+    report = _under_the_simulator(OUTPUTS)
+    assert report["shapes"] == [[100, 3], [40, 3], [300]], report
+    assert report["same"], report
+    assert report["held"] == [[128, 3], [512, 3]], report
+    assert report["other_nv"] == [10, 5], report

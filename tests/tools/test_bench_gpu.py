@@ -41,8 +41,8 @@ def test_the_end_to_end_parts_split_the_estimate_into_its_own_parts():
 
     metadata = {"wall_seconds": 6.0, "selection_seconds": 1.0,
                 "completeness": {"max": 0.1, "seconds": {"held_out": 0.5, "distances": 0.25, "climb": 1.5}}}
-    parts = _end_to_end_parts(9.0, metadata, {"kernel": 4.0, "transfer": 0.5})
-    assert parts["after_main_run_s"] == 3.0 and parts["host_other_s"] == 3.5
+    parts = _end_to_end_parts(9.0, metadata, {"kernel": 4.0, "transfer": 0.5, "setup": 0.25})
+    assert parts["after_main_run_s"] == 3.0 and parts["host_other_s"] == 3.25 and parts["setup_s"] == 0.25
     assert (parts["estimate_held_out_s"], parts["estimate_distances_s"], parts["estimate_climb_s"]) == (0.5, 0.25, 1.5)
 
 
