@@ -9,6 +9,10 @@
 #                                      # $OUT/register-caps.json, $OUT/log
 #   PARTS=host bash bench/device.sh    # only the host side of a 2^20 quadruped set on the 16 cores, about four
 #                                      # minutes with the CPU kernels' cold compile: $OUT/host-parts.log, host-side.json
+#   PARTS=bisect bash bench/device.sh  # bench/kernel_bisect.py: the kernel with one stage left out at a time (the
+#                                      # rocking block and the quadruped, first and random choice), about three
+#                                      # minutes: $OUT/bisect.json, $OUT/log-bisect, $OUT/compile-bisect.log.  After the
+#                                      # default part, in the same call: bash bench/device.sh; PARTS=bisect bash bench/device.sh
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
 # reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
@@ -18,6 +22,8 @@ set -uo pipefail
 OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
+LOG="$OUT/log"
+[[ $PARTS == bisect ]] && LOG="$OUT/log-bisect"  # beside the default part's log, when both run in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -101,6 +107,17 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     timeout 260 python3 -W ignore bench/register_caps.py sweep --json "$OUT/register-caps.json" \
       || echo "the register caps' sweep ended with $?"
     date -u
+  elif [[ $PARTS == bisect ]]; then  # bench/kernel_bisect.py: each variant compiled in its own process, at once
+    for c in rocking-block quadruped; do
+      for v in $(python3 -c 'import sys; sys.path.insert(0, "bench"); from kernel_bisect import VARIANTS; print(*VARIANTS)'); do
+        timeout 200 python3 -W ignore bench/kernel_bisect.py compile $c $v >> "$OUT/compile-bisect.log" 2>&1 &
+      done
+    done
+    wait
+    grep -v Warning "$OUT/compile-bisect.log"
+    date -u
+    timeout 200 python3 -W ignore bench/kernel_bisect.py time --json "$OUT/bisect.json" ${BISECT_ARGS:-} || echo "the bisect ended with $?"
+    date -u
   elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
     timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
       > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
@@ -124,7 +141,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps ]]; then
+  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
@@ -134,4 +151,4 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     timeout 140 "${REACH[@]}" bench --parallel --json "$OUT/parallel.json" || echo "reach bench --parallel ended with $?"
     date -u
   fi
-} 2>&1 | tee "$OUT/log"
+} 2>&1 | tee "$LOG"

@@ -53,11 +53,12 @@ from reach.kernels.cache import kernels_digest
 from reach.kernels.drawn import fill_caps
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.kernels.lcp import LemkeWork
-from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput, run_sample
+from reach.kernels.routh import (SAMPLE_FIELDS, SampleOutput, begin_sample, finish_sample, run_sample, sample_going,
+                                 sample_step)
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on", "without_contraction",
+           "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on", "without_contraction", "queue_source", "SCHEDULE", "SCHEDULES",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
@@ -87,6 +88,14 @@ def jit_options(n):
         return tuple(JIT_OPTIONS)
     return (("max_registers", REGISTER_CAP),) if n >= REGISTER_CAP_MIN_N else ()
 
+
+#: How the sampling kernel's threads take their samples (:func:`sample_kernel`): ``"thread"``, a thread a sample;
+#: ``"queue"``, each thread takes samples from a shared counter and runs them a step at a time
+#: (:func:`queue_source`).  The same set either way.  ``REACH_GPU_SCHEDULE=queue`` picks the queue; ``reach bench
+#: --gpu`` times both.
+SCHEDULE = os.environ.get("REACH_GPU_SCHEDULE", "thread")
+#: The values of :data:`SCHEDULE`.
+SCHEDULES = ("thread", "queue")
 
 #: ``REACH_GPU_FUSED=1``: compile with numba-cuda's defaults, link-time optimization and fused multiply-adds
 #: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
@@ -198,7 +207,7 @@ def work_template(modes, n, m, nv, tableau=True):
     return work
 
 
-def kernel_source(modes, n, m, nv, N=None, tableau=True):
+def kernel_source(modes, n, m, nv, N=None, tableau=True, schedule="thread"):
     """Source of the kernel for an LCP of size ``n``, ``m`` contacts and ``nv`` velocities.
 
     Thread ``s`` makes its :class:`StepWork` of local arrays shaped as
@@ -208,12 +217,15 @@ def kernel_source(modes, n, m, nv, N=None, tableau=True):
     and takes the sample's caps from row ``s`` of ``P``; with ``N`` steps it
     is ``samples(data, opts, drawn, first_index, count, out)`` and the thread
     draws its own caps (``FILL``: :func:`reach.kernels.drawn.fill_caps`, from
-    a :class:`~reach.kernels.drawn.DrawnCaps`).
+    a :class:`~reach.kernels.drawn.DrawnCaps`).  ``schedule="queue"`` writes
+    :func:`queue_source`'s kernel instead.
     """
     template = work_template(modes, n, m, nv, tableau)
     lemke = ", ".join(_local(a) for a in template.lemke)
     rest = ", ".join(_local(a) for a in template[1:])
     work = f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
+    if schedule == "queue":
+        return queue_source(f"    work = StepWork(LemkeWork({lemke}), {rest})", m, N)
     if N is None:
         return (f"def samples(data, opts, P, first_index, out):\n"
                 f"    s = cuda.grid(1)\n"
@@ -225,6 +237,53 @@ def kernel_source(modes, n, m, nv, N=None, tableau=True):
             f"        p = cuda.local.array(({int(N)}, {int(m)}), float64)\n"
             f"        FILL(p, drawn.V, drawn.shift, drawn.sequence, drawn.caps, drawn.seed, first_index + s)\n"
             f"        RUN(data, opts, p, s, first_index + s, out, work, MODES, CERTIFY)\n")
+
+
+def queue_source(work, m, N=None):
+    """Source of the queue kernel: a thread takes samples from a shared counter, one step of one at a time.
+
+    A warp runs as long as its slowest thread.  With a thread a sample, the
+    warp of 32 samples waits for the one that takes the most Routh steps: the
+    CPU's LCP solves of 2^14-2^16 uniform samples put the busy share of a
+    warp's lanes at 0.38-0.46 (rocking block, disk stack, quadruped;
+    ``bench/warp-balance.log``).  Here ``queue[0]`` counts the samples taken,
+    and each turn of a thread's loop is one step of its sample: a thread whose
+    sample has ended writes it (``FINISH``), takes the next (``atomic.add``),
+    draws its caps (``FILL``; with ``N`` None, row ``s`` of ``P``) and starts it
+    (``BEGIN``) until it holds one that needs a step (``GOING``), and then the
+    threads of the warp take their steps (``STEP``) together.  The parts are
+    :func:`reach.kernels.routh.run_sample`'s, in its order, so a sample's
+    outcome is the thread kernel's bit for bit, whichever thread runs it.
+    """
+    if N is None:
+        head, caps, steps, local = "P", "p = P[s]", "P.shape[1]", "    p = P[0]  # (typed before the loop)\n"
+    else:
+        head, steps = "drawn", str(int(N))
+        caps = "FILL(p, drawn.V, drawn.shift, drawn.sequence, drawn.caps, drawn.seed, first_index + s)"
+        local = f"    p = cuda.local.array(({int(N)}, {int(m)}), float64)\n"
+    lines = [f"def samples(data, opts, {head}, first_index, count, out, queue):", work.rstrip(), local.rstrip(),
+             f"    N = {steps}",
+             "    s, held = 0, False",
+             "    step, solves, worst, failed = 0, 0, 0.0, False",
+             "    while True:",
+             "        while True:  # finish samples, take the next, until this thread holds one that takes a step",
+             "            if held:",
+             "                going, terminated = (False, False) if failed else GOING(data, opts, work.v, step, N)",
+             "                if going:",
+             "                    break",
+             "                FINISH(data, opts, s, out, work.v, terminated, failed, solves, worst)",
+             "            s = cuda.atomic.add(queue, 0, 1)",
+             "            if s >= count:",
+             "                return",
+             f"            {caps}",
+             "            BEGIN(data, s, out, work)",
+             "            step, solves, worst, failed, held = 0, 0, 0.0, False, True",
+             "        solved, tries, worst = STEP(data, opts, p, s, first_index + s, out, work, MODES, CERTIFY, step, "
+             "worst)",
+             "        solves += tries",
+             "        step += 1",
+             "        failed = not solved"]
+    return "\n".join(line for line in lines if line) + "\n"
 
 
 def kernel_file(key, source):
@@ -263,16 +322,20 @@ def remove_stale_kernels(folder, current):
         f.unlink(missing_ok=True)
 
 
-def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, compile_options=()):
+def kernel_function(modes, certify, n, m, nv, N=None, tableau=True, compile_options=(), schedule="thread"):
     """The Python function :func:`sample_kernel` compiles (:func:`kernel_source`, its names bound), and
     whether Numba may cache it on disk (its source is a :func:`kernel_file`, named for ``compile_options`` too)."""
     from numba import float64, int64
 
     names = {"cuda": numba_cuda(), "StepWork": StepWork, "LemkeWork": LemkeWork, "float64": float64,
-             "int64": int64, "RUN": device_function(run_sample), "FILL": device_function(fill_caps),
-             "MODES": modes, "CERTIFY": certify}
-    key = (modes, certify, n, m, nv, N, tableau, tuple(compile_options))
-    namespace, on_disk = kernel_module(key, kernel_source(modes, n, m, nv, N, tableau), names)
+             "int64": int64, "FILL": device_function(fill_caps), "MODES": modes, "CERTIFY": certify}
+    if schedule == "queue":
+        names.update(BEGIN=device_function(begin_sample), GOING=device_function(sample_going),
+                     STEP=device_function(sample_step), FINISH=device_function(finish_sample))
+    else:
+        names["RUN"] = device_function(run_sample)
+    key = (modes, certify, n, m, nv, N, tableau, tuple(compile_options), schedule)
+    namespace, on_disk = kernel_module(key, kernel_source(modes, n, m, nv, N, tableau, schedule), names)
     return namespace["samples"], on_disk
 
 
@@ -294,7 +357,7 @@ def kernel_module(key, source, names):
     return module.__dict__, True
 
 
-def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
+def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True, schedule=None):
     """The CUDA kernel: ``kernel[blocks, threads](data, opts, P, first_index, out)``, or with ``N``
     ``kernel[blocks, threads](data, opts, drawn, first_index, count, out)`` (see :func:`kernel_source`).
 
@@ -306,10 +369,16 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
     :class:`~reach.kernels.routh.SampleOutput`).  Compiled at its first launch,
     and cached on disk (:func:`kernel_file`) unless ``cache`` is false: a later
     process loads it.  ``cache=False`` replaces a cached kernel of this key.
-    It is compiled with :func:`jit_options` (as they are at its first call).
+    It is compiled with :func:`jit_options` (as they are at its first call).  ``schedule``: ``"thread"`` (a
+    thread a sample) or ``"queue"`` (:func:`queue_source`; then ``kernel[blocks, threads](..., count, out, queue)``
+    with caps from the host too); None, :data:`SCHEDULE`.
     """
+    schedule = schedule or SCHEDULE
+    if schedule not in SCHEDULES:
+        raise ValueError(f"the GPU kernel's schedule (REACH_GPU_SCHEDULE) must be one of {SCHEDULES}; got "
+                         f"{schedule!r}.")
     options = jit_options(n)
-    key = (modes, certify, n, m, nv, N, tableau, options)
+    key = (modes, certify, n, m, nv, N, tableau, options, schedule)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
         # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;
@@ -319,10 +388,10 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True):
     return _KERNELS[key][0]
 
 
-def cached_on_disk(key):
+def cached_on_disk(key, schedule=None):
     """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :func:`jit_options`) is
     compiled with Numba's disk cache."""
-    key = (*key, jit_options(key[2]))
+    key = (*key, jit_options(key[2]), schedule or SCHEDULE)
     return key in _KERNELS and _KERNELS[key][1]
 
 

@@ -60,7 +60,8 @@ from reach.kernels.verify import clip_and_measure
 
 __all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "CHOICE_WALK", "SampleOutput", "SAMPLE_FIELDS",
            "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
-           "modes_flag", "certify_flag", "run_sample", "run_samples_kernel"]
+           "modes_flag", "certify_flag", "begin_sample", "sample_going", "sample_step", "finish_sample", "run_sample",
+           "run_samples_kernel"]
 
 #: Kernel code of ``solution_choice="first"``: the covering vector of ones.
 CHOICE_FIRST = 0
@@ -356,45 +357,47 @@ def _accept(out, s, v, v_next, res, worst):
     return max(worst, res)
 
 
-@kernel
-def run_sample(data, opts, p, s, gidx, out, work, modes, certify):
-    """Algorithm 1 with caps ``p`` (N, m) for global sample index ``gidx``, plus Algorithm 2's closing step.
-
-    Writes row ``s`` of ``out``; :func:`run_samples_kernel` calls it for
-    every row of its caps, and the GPU's kernel (:mod:`reach.kernels.device`)
-    for its thread's sample.  See :func:`run_samples_kernel` for the arguments.
-    """
-    N = p.shape[0]
-    m = data.Jn.shape[0]
-    lam, v, v_next = work.lam, work.v, work.v_next
+@kernel(inline="always")  # (a call would pass every array of data and work: 1.2x slower)
+def begin_sample(data, s, out, work):
+    """Start sample ``s`` (its row of ``out``) at the pre-impact velocity ``work.v``, the first row of its path."""
+    v = work.v
     for j in range(v.shape[0]):
         v[j] = data.v0[j]
     work.piece[0] = -1  # the mode search starts from a guess at each sample (reach.kernels.planar)
     if s < out.paths.shape[0]:
         out.path_len[s] = 0
     _record(out, s, v)
-    solves = 0
-    worst = 0.0
-    failed = False
-    terminated = False
-    step = 0
-    # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
-    # one call site of take_step, so that it is compiled into this kernel once
-    while True:
-        if not colliding(data.Jn, v, opts.colliding_tol):
-            terminated = step <= N  # Algorithm 1 ended within N steps (not by the closing step)
-            break
-        if step > N:  # still colliding after the closing step: not kept
-            break
-        for i in range(m):
-            lam[i] = opts.eps_lambda if step == N else opts.h * p[step, i]
-        status, res, tries = take_step(data, v, lam, opts, work, gidx, step, v_next, modes, certify)
-        solves += tries
-        step += 1
-        if status != SOLVED:
-            failed = True
-            break
-        worst = _accept(out, s, v, v_next, res, worst)
+
+
+@kernel(inline="always")  # (a call would pass every array of data and work: 1.2x slower)
+def sample_going(data, opts, v, step, N):
+    """Whether a sample at ``v`` takes step ``step`` (``N``: the closing step's); returns (going, terminated).
+
+    A non-colliding sample stops, terminated if within ``N`` steps (Algorithm
+    1 ended, not the closing step); one still colliding after the closing step
+    stops too, not terminated.
+    """
+    if not colliding(data.Jn, v, opts.colliding_tol):
+        return False, step <= N
+    return step <= N, False
+
+
+@kernel(inline="always")  # (a call would pass every array of data and work: 1.2x slower)
+def sample_step(data, opts, p, s, gidx, out, work, modes, certify, step, worst):
+    """Step ``step`` of sample ``s`` (global index ``gidx``), caps ``h p[step]`` or at ``N`` the closing step's;
+    moves ``work.v`` and records it.  Returns (solved, LCP solves, worst residual so far)."""
+    lam = work.lam
+    for i in range(lam.shape[0]):
+        lam[i] = opts.eps_lambda if step == p.shape[0] else opts.h * p[step, i]
+    status, res, tries = take_step(data, work.v, lam, opts, work, gidx, step, work.v_next, modes, certify)
+    if status != SOLVED:
+        return False, tries, worst
+    return True, tries, _accept(out, s, work.v, work.v_next, res, worst)
+
+
+@kernel(inline="always")  # (a call would pass every array of data and work: 1.2x slower)
+def finish_sample(data, opts, s, out, v, terminated, failed, solves, worst):
+    """Write sample ``s``'s row of ``out``: its velocity ``v``, flags, LCP solves and worst residual."""
     for j in range(v.shape[0]):
         out.velocities[s, j] = v[j]
     out.terminated[s] = terminated and not failed
@@ -402,6 +405,38 @@ def run_sample(data, opts, p, s, gidx, out, work, modes, certify):
     out.kept[s] = not failed and not colliding(data.Jn, v, opts.colliding_tol)
     out.status[s] = 1 if failed else 0
     out.residual[s] = worst
+
+
+@kernel
+def run_sample(data, opts, p, s, gidx, out, work, modes, certify):
+    """Algorithm 1 with caps ``p`` (N, m) for global sample index ``gidx``, plus Algorithm 2's closing step.
+
+    Writes row ``s`` of ``out``; :func:`run_samples_kernel` calls it for
+    every row of its caps, and the GPU's kernel (:mod:`reach.kernels.device`)
+    for its thread's sample.  See :func:`run_samples_kernel` for the arguments.
+    Its parts (:func:`begin_sample`, :func:`sample_going`, :func:`sample_step`,
+    :func:`finish_sample`) are kernels of their own, so that the GPU's queue
+    kernel can run a thread's samples one step at a time.
+    """
+    N = p.shape[0]
+    begin_sample(data, s, out, work)
+    solves = 0
+    worst = 0.0
+    failed = False
+    step = 0
+    # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
+    # one call site of take_step, so that it is compiled into this kernel once
+    while True:
+        going, terminated = sample_going(data, opts, work.v, step, N)
+        if not going:
+            break
+        solved, tries, worst = sample_step(data, opts, p, s, gidx, out, work, modes, certify, step, worst)
+        solves += tries
+        step += 1
+        if not solved:
+            failed = True
+            break
+    finish_sample(data, opts, s, out, work.v, terminated, failed, solves, worst)
 
 
 @kernel

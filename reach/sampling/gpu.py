@@ -31,7 +31,8 @@ from reach.kernels.drawn import drawn_caps
 from reach.kernels.lcp import uses_tableau
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
 
-__all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS"]
+__all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS",
+           "QUEUE_THREADS"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
@@ -46,6 +47,10 @@ DEVICE_SECONDS = {"setup": 0.0, "upload": 0.0, "kernel": 0.0, "download": 0.0, "
 #: large as :attr:`reach.sampling.executors.Cuda.chunk_size`, so that a chunk is one launch, whose outputs are
 #: the chunk's arrays as they come back.
 MAX_BLOCK = 2**22
+
+
+#: Threads of a queue kernel's launch (:meth:`Gpu.resident`) where the device does not say how many it holds.
+QUEUE_THREADS = 2**16
 
 
 class NoGpuError(ValueError):
@@ -112,25 +117,32 @@ class Gpu:
                                            path_len=cuda.device_array(keep, np.int64))
         key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None,
                takes_tableau(plan.options, problem.lcp_size))
-        threads = kernels_device.THREADS_PER_BLOCK
+        threads, schedule = kernels_device.THREADS_PER_BLOCK, kernels_device.SCHEDULE
         caps = self._drawn(plan) if P is None else None  # a run's drawn caps go once, as part of its setup
+        queue = cuda.to_device(np.zeros(1, np.int64)) if schedule == "queue" else None
         cuda.synchronize()
         t0 = time.perf_counter()
         if P is not None:
             caps = cuda.to_device(np.ascontiguousarray(P))
         cuda.synchronize()
         t1 = time.perf_counter()
-        args = (data, plan.options, caps, first_index, S, out) if P is None else (data, plan.options, caps,
-                                                                                    first_index, out)
+        if queue is not None:  # the queue kernel: as many threads as the device holds at once, each many samples
+            args, blocks = (data, plan.options, caps, first_index, S, out, queue), -(-self.resident(S) // threads)
+        else:
+            args = (data, plan.options, caps, first_index, S, out) if P is None else (data, plan.options, caps,
+                                                                                        first_index, out)
+            blocks = (S + threads - 1) // threads
         with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
             try:
-                kernels_device.sample_kernel(*key)[(S + threads - 1) // threads, threads](*args)
+                kernels_device.sample_kernel(*key, schedule=schedule)[blocks, threads](*args)
             except (pickle.PicklingError, RuntimeError, OSError) as exc:  # maybe the disk cache: once without it
-                if not kernels_device.cached_on_disk(key):
+                if not kernels_device.cached_on_disk(key, schedule):
                     raise
                 warnings.warn(f"the GPU kernel failed with Numba's disk cache ({exc}); compiling it again "
                               "without", RuntimeWarning, stacklevel=2)
-                kernels_device.sample_kernel(*key, cache=False)[(S + threads - 1) // threads, threads](*args)
+                if queue is not None:
+                    queue.copy_to_device(np.zeros(1, np.int64))  # the failed launch may have taken samples
+                kernels_device.sample_kernel(*key, cache=False, schedule=schedule)[blocks, threads](*args)
         cuda.synchronize()
         t2 = time.perf_counter()
         host = SampleOutput(*[a.copy_to_host() for a in out])
@@ -139,6 +151,16 @@ class Gpu:
                               ("transfer", (t1 - t0) + (t3 - t2))):
             DEVICE_SECONDS[part] += seconds
         return host
+
+    def resident(self, samples):
+        """Threads of a queue kernel's launch for ``samples`` samples: at most as many as the device's
+        multiprocessors hold at once (:data:`QUEUE_THREADS` where the device does not say, as under the simulator)."""
+        try:
+            device = self.cuda.get_current_device()
+            held = int(device.MULTIPROCESSOR_COUNT) * int(device.MAX_THREADS_PER_MULTIPROCESSOR)
+        except Exception:  # the simulator's device has neither attribute
+            held = QUEUE_THREADS
+        return max(1, min(int(samples), held))
 
     def outputs(self, samples, nv):
         """A :class:`SampleOutput` of device arrays for ``samples`` samples (its paths not yet there): views of

@@ -159,6 +159,7 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
               f"{device['kernel']:.2f} s, transfers {device['upload']:.2f} + {device['download']:.2f} s, setup "
               f"{device['setup']:.2f} s, the rest {runs[-1]['host_s']:.2f} s)", flush=True)
     first = _rates(problem, sizes[-1], h, N, dict(common, solution_choice="first"))  # the direct port's batch
+    queue = _schedules(problem, sizes[0], h, N, common)
     tuned = _tuning_sweep(problem, sizes[0], h, N, common, TUNING_SWEEP if problem.lcp_size >= TUNED_MIN_N else ())
     directed = sample_post_impact_set(problem, sizes[0], h, N, backend="cuda", **common)
     both = _beside_processes(problem, sizes[0], h, N, common)
@@ -170,12 +171,35 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
     return {"case": label, "lcp_size": problem.lcp_size, "device": gpu.metadata["executor"],
             "build": "fused (LTO, fused multiply-adds)" if FUSED else "strict (no LTO, no fused multiply-adds)",
             "compile_s": compile_s, "kernel_resources": resources, "gpu_samples": sizes[0], "gpu_samples_per_s": gpu_rate, "runs": runs,
-            "first_choice": first, "tuned": tuned,
+            "first_choice": first, "tuned": tuned, "schedules": queue,
             "directed_samples_per_s": sizes[0] / directed.metadata["wall_seconds"],
             "directed_selection_s": directed.metadata["selection_seconds"], "directed_beside_processes": both,
             "cpu_samples": cpu_samples, "cpu_samples_per_s_core": cpu_rate,
             "speedup_vs_core": max(r["samples_per_s"] for r in runs) / cpu_rate,
             **_agreement(problem, h, N, agree, common)}
+
+
+def _schedules(problem, n, h, N, common):
+    """Uniform sets of ``n`` samples from each schedule of the kernel (:data:`reach.kernels.device.SCHEDULES`: a
+    thread a sample, or a queue of samples run a step at a time), random and first choice: samples a second,
+    wall and kernel, and whether the queue's set is the thread kernel's bit for bit.  The default restored after."""
+    from reach.kernels import device as kernels_device
+
+    default, found = kernels_device.SCHEDULE, {}
+    try:
+        for choice in ("random", "first"):
+            sets = {}
+            for schedule in kernels_device.SCHEDULES:
+                kernels_device.SCHEDULE = schedule
+                sets[schedule], device = _timed(problem, n, h, N, backend="cuda", strategy="uniform",
+                                                **dict(common, solution_choice=choice))
+                found[f"{schedule} {choice}"] = {"samples_per_s": n / sets[schedule].metadata["wall_seconds"],
+                                                 "kernel_samples_per_s": n / max(device["kernel"], 1e-12)}
+            found[f"identical {choice}"] = all(np.array_equal(getattr(sets["thread"], f), getattr(sets["queue"], f))
+                                               for f in ("all_velocities", "kept", "sample_status", "lcp_solves"))
+    finally:
+        kernels_device.SCHEDULE = default
+    return found
 
 
 def _beside_processes(problem, n, h, N, common, warm=2**14):
@@ -368,6 +392,14 @@ def format_gpu(report):
             lines.append(f"- {label}: first choice 2^{f['samples'].bit_length() - 1}: {f['samples_per_s']:,.0f} "
                          f"samples/s (kernel {f['kernel_samples_per_s']:,.0f}); kernel samples/s compiled with "
                          f"{tuned}")
+            q = r.get("schedules")
+            if q:
+                lines.append(f"- {label}: kernel samples/s by schedule, uniform 2^{r['gpu_samples'].bit_length() - 1}: "
+                             + "; ".join(f"{c}: a thread a sample {q[f'thread {c}']['kernel_samples_per_s']:,.0f}, "
+                                         f"queue {q[f'queue {c}']['kernel_samples_per_s']:,.0f} "
+                                         f"({q[f'queue {c}']['kernel_samples_per_s'] / q[f'thread {c}']['kernel_samples_per_s']:.2f}×, "
+                                         f"{'the same set' if q[f'identical {c}'] else 'SETS DIFFER'})"
+                                         for c in ("random", "first")))
             both = r.get("directed_beside_processes")
             if both and "error" in both:
                 lines.append(f"- {label}: directed, the GPU beside processes (cuda+cpu): failed: {both['error'][:120]}")

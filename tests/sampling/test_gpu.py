@@ -56,9 +56,9 @@ SIMULATED = textwrap.dedent("""
 SIMULATED_BLOCK = 8
 
 
-def _under_the_simulator(script, *args):
+def _under_the_simulator(script, *args, **environment):
     """Run ``script`` in a subprocess under Numba's CUDA simulator; the JSON report it prints last."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **environment)
     blocks = f"import reach.kernels.device\nreach.kernels.device.THREADS_PER_BLOCK = {SIMULATED_BLOCK}\n"
     done = subprocess.run([sys.executable, "-c", blocks + script, *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=900)
@@ -76,6 +76,17 @@ def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
              ("rocking-block", "first", "uniform", ("sobol", "extremes")),
              ("compass-gait", "walk", "uniform")]  # walk choice hops at the compass gait's three-solution steps
     report = _simulate(cases)
+    for case, r in report.items():
+        assert r.pop("executor").startswith("cuda: 1 worker, the GPU"), case
+        assert r.pop("n_kept") > 0, case
+        assert all(r.values()), f"{case}: {r}"
+
+
+def test_the_queue_schedule_gives_the_cpu_set_bit_for_bit_under_the_simulator():
+    # a directed run's first round draws its caps on the device, its later rounds bring theirs from the host
+    # (the steps themselves are the thread kernel's functions, which the test above runs for every choice)
+    cases = [("rocking-block", "random", "directed")]
+    report = _under_the_simulator(SIMULATED, json.dumps(cases), REACH_GPU_SCHEDULE="queue")
     for case, r in report.items():
         assert r.pop("executor").startswith("cuda: 1 worker, the GPU"), case
         assert r.pop("n_kept") > 0, case
@@ -226,9 +237,9 @@ def test_a_gpu_plan_cuts_each_phase_into_as_few_equal_chunks_as_its_chunk_size_a
     assert [len(p.chunks) for p in small.phases] == [1] * len(small.phases)
 
 
-def _kernel_ptx(monkeypatch, name, choice, drawn=False):
+def _kernel_ptx(monkeypatch, name, choice, drawn=False, schedule="thread"):
     """PTX of the sampling kernel for scenario ``name`` and ``choice``, for a Hopper GPU (cc 9.0);
-    ``drawn``: the kernel whose threads draw their own caps."""
+    ``drawn``: the kernel whose threads draw their own caps; ``schedule``: :data:`reach.kernels.device.SCHEDULES`."""
     import numba
     import scenarios
     from reach.kernels import device
@@ -249,8 +260,10 @@ def _kernel_ptx(monkeypatch, name, choice, drawn=False):
         args = (plan.data, plan.options, np.zeros((S, s.N, p.m)), 0, out)
     from reach.sampling.gpu import takes_tableau
 
+    if schedule == "queue":  # the sample count (its caps' rows where they come from the host) and the counter
+        args = (*args[:4], S, out, np.zeros(1, np.int64)) if not drawn else (*args, np.zeros(1, np.int64))
     kernel, _ = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv, s.N if drawn else None,
-                                       takes_tableau(plan.options, p.lcp_size))
+                                       takes_tableau(plan.options, p.lcp_size), (), schedule)
     ptx, _ = cuda.compile_ptx(kernel, tuple(numba.typeof(a) for a in args), cc=(9, 0))
     return ptx
 
@@ -268,6 +281,17 @@ def test_the_sampling_kernel_compiles_to_ptx(monkeypatch):
         ptx = _kernel_ptx(monkeypatch, "compass-gait", "exact")
     assert ".visible .entry" in ptx and "samples" in ptx
     assert "fma.rn.f64" not in ptx  # no contraction, and no libdevice exp, log or pow (an integer power had one)
+
+
+@pytest.mark.skipif(not nvvm_available(), reason="no CUDA compiler (libNVVM, NVRTC) here")
+@pytest.mark.parametrize("drawn", [True, False], ids=["caps drawn", "caps from the host"])
+def test_the_queue_kernel_compiles_to_ptx(monkeypatch, drawn):
+    from reach.kernels import device
+
+    with device.without_contraction():
+        ptx = _kernel_ptx(monkeypatch, "rocking-block", "random", drawn=drawn, schedule="queue")
+    assert ".visible .entry" in ptx and "atom.global.add.u64" in ptx  # the shared counter
+    assert "fma.rn.f64" not in ptx
 
 
 def test_a_threads_frame_leaves_out_the_arrays_its_kernel_cannot_reach():

@@ -1,7 +1,15 @@
 """``reach bench --gpu``'s report: the Lemke layouts' table (the numbers come from a device; here, the layout)."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from reach.kernels.warp import LAYOUTS
 from reach.tools.bench_gpu import format_gpu, format_layouts
+
+ROOT = Path(__file__).parents[2]
 
 
 def _row(rates):
@@ -71,3 +79,40 @@ def test_the_end_to_end_line_gives_the_gpu_beside_processes_or_why_not():
     assert "With 15 processes beside the GPU (cuda+cpu): 5.00 s wall." in text
     text = format_gpu({"end-to-end": dict(e2e, beside_processes={"error": "BrokenProcessPool: gone"})})
     assert "beside the GPU (cuda+cpu): failed: BrokenProcessPool: gone" in text
+
+
+SCHEDULES = """
+import json, warnings
+warnings.simplefilter("ignore", RuntimeWarning)
+import reach.kernels.device as device
+device.THREADS_PER_BLOCK = 8
+from reach.tools.bench_gpu import _schedules, problem_case
+problem, h, N = problem_case("rocking-block")
+found = _schedules(problem, 48, h, N, dict(completeness=False, solution_choice="random", keep_paths=0))
+print(json.dumps({"found": found, "default": device.SCHEDULE}))
+"""
+
+
+def test_both_schedules_are_timed_and_give_the_same_set_under_the_simulator():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", SCHEDULES], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    found = report["found"]
+    assert found["identical random"] and found["identical first"], found
+    assert all(found[f"{s} {c}"]["kernel_samples_per_s"] > 0 for s in ("thread", "queue") for c in ("random", "first"))
+    assert report["default"] == "thread"  # restored
+
+
+def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
+    rates = lambda k: {"samples_per_s": k / 2, "kernel_samples_per_s": k}  # noqa: E731
+    case = {"case": "quadruped", "lcp_size": 44, "device": "cuda", "compile_s": 0.1, "gpu_samples": 2**20,
+            "gpu_samples_per_s": 1.0, "directed_samples_per_s": 1.0, "cpu_samples_per_s_core": 1.0,
+            "speedup_vs_core": 1.0, "identical": {"kept": True}, "max_relative_gap": 0.0,
+            "first_choice": {"samples": 2**20, "samples_per_s": 1.0, "kernel_samples_per_s": 1.0}, "tuned": {},
+            "schedules": {"thread random": rates(100.0), "queue random": rates(180.0), "identical random": True,
+                          "thread first": rates(200.0), "queue first": rates(300.0), "identical first": False}}
+    text = format_gpu({"quadruped": case})
+    assert "random: a thread a sample 100, queue 180 (1.80×, the same set)" in text
+    assert "first: a thread a sample 200, queue 300 (1.50×, SETS DIFFER)" in text
