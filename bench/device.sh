@@ -40,7 +40,8 @@ for p, h, N in ((g.problem, g.h, g.N), (quadruped_touchdown(), 1.0, 10)):
 print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
 }
 compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn or host (where the caps come from), $3: the
-                 # index of a TUNING_SWEEP variant to compile with (or -1: none); that GPU kernel, compiled and cached on disk
+                 # index of a TUNING_SWEEP variant to compile with (or -1: none), $4: the schedule (thread, the
+                 # default, or queue); that GPU kernel, compiled and cached on disk
   python3 -W ignore -c '
 import sys, time
 import numpy as np
@@ -50,6 +51,7 @@ from reach.sampling.gpu import Gpu
 from reach.sampling.settings import SamplingSettings
 from reach.tools.bench_gpu import TUNING_SWEEP, problem_case
 label, caps, variant = sys.argv[1], sys.argv[2], int(sys.argv[3])
+device.SCHEDULE = sys.argv[4] if len(sys.argv) > 4 else "thread"
 problem, h, N = problem_case(label)
 plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform", solution_choice="random"))
 device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else None
@@ -57,7 +59,7 @@ t = time.perf_counter()
 P = np.full((64, N, problem.m), 0.5) if caps == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
 options = device.jit_options(problem.lcp_size) or "no options"
-print(f"{label}: GPU kernel (caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2" "$3"
+print(f"{label}: GPU kernel ({device.SCHEDULE}, caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$@"
 }
 compile_lemke() {  # $1: a case of reach.tools.bench_gpu, $2: a layout of reach.kernels.warp.LAYOUTS; that Lemke kernel (reach.kernels.warp), cached on disk
   python3 -W ignore -c '
@@ -132,7 +134,9 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   {
   for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps -1" &
-  done; done
+  done
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1 queue" &  # the bench's _schedules
+  done
   compile_lemkes &  # the bench's first part
   for c in disk-stack quadruped; do for ((v = 0; v < variants; v++)); do  # the bench's TUNING_SWEEP (n >= TUNED_MIN_N)
     timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn $v" &
@@ -144,7 +148,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
-    timeout 330 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
+    timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
     date -u
   fi
   if [[ $PARTS == *parallel* ]]; then
