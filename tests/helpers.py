@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from reach import ImpactProblem
@@ -108,3 +114,13 @@ class CpuDevice:
         run_samples_kernel(plan.data, plan.options, P, first_index, out,
                            make_step_work(problem.lcp_size, problem.m, problem.nv), *plan.flags)
         return out
+
+
+def under_the_simulator(script, *args, timeout=900, **environment):
+    """Run the Python ``script`` in a subprocess under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, chosen
+    when ``numba.cuda`` is first imported), from the repository's root; the JSON report it prints last."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **environment)
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=Path(__file__).parents[1], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

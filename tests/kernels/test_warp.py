@@ -12,18 +12,13 @@ steps.  Where libNVVM is installed the kernel also compiles to PTX for a
 Hopper GPU, with no fused multiply-add and no stack frame.
 """
 
-import json
-import os
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import nvvm_available
+from helpers import nvvm_available, under_the_simulator
 
-ROOT = Path(__file__).parents[2]
 
 SIMULATED = textwrap.dedent("""
     import json, warnings
@@ -98,11 +93,7 @@ SIMULATED = textwrap.dedent("""
 
 
 def test_a_warp_solves_each_lcp_as_the_cpu_does_bit_for_bit_under_the_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", SIMULATED], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = under_the_simulator(SIMULATED)
     cases = {"random": report["random"], "ties": report["ties"], "two rows a thread": report["two rows a thread"],
              "disk stack": report["disk stack"], **{f"fold {k}": c for k, c in report["folds"].items()}}
     for name, c in cases.items():

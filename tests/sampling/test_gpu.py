@@ -10,21 +10,17 @@ a real device: speed, and agreement with the CPU on the same samples.
 """
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import nvvm_available
+from helpers import nvvm_available, under_the_simulator
 
 from reach.sampling.executors import BACKENDS, make_executor
 from reach.sampling.plan import plan_run
 from reach.sampling.settings import SamplingSettings
 
-ROOT = Path(__file__).parents[2]
 
 SIMULATED = textwrap.dedent("""
     import json, sys, warnings
@@ -57,13 +53,10 @@ SIMULATED_BLOCK = 8
 
 
 def _under_the_simulator(script, *args, **environment):
-    """Run ``script`` in a subprocess under Numba's CUDA simulator; the JSON report it prints last."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **environment)
+    """Run ``script`` in a subprocess under Numba's CUDA simulator, :data:`SIMULATED_BLOCK` threads a block; the
+    JSON report it prints last."""
     blocks = f"import reach.kernels.device\nreach.kernels.device.THREADS_PER_BLOCK = {SIMULATED_BLOCK}\n"
-    done = subprocess.run([sys.executable, "-c", blocks + script, *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return under_the_simulator(blocks + script, *args, **environment)
 
 
 def _simulate(cases):

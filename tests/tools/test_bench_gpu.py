@@ -1,15 +1,9 @@
 """``reach bench --gpu``'s report: the Lemke layouts' table (the numbers come from a device; here, the layout)."""
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
+from helpers import under_the_simulator
 
 from reach.kernels.warp import LAYOUTS
 from reach.tools.bench_gpu import format_gpu, format_layouts
-
-ROOT = Path(__file__).parents[2]
 
 
 def _row(rates):
@@ -94,11 +88,7 @@ print(json.dumps({"found": found, "default": device.SCHEDULE}))
 
 
 def test_both_schedules_are_timed_and_give_the_same_set_under_the_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", SCHEDULES], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = under_the_simulator(SCHEDULES, timeout=600)
     found = report["found"]
     assert found["identical random"] and found["identical first"], found
     assert all(found[f"{s} {c}"]["kernel_samples_per_s"] > 0 for s in ("thread", "queue") for c in ("random", "first"))
