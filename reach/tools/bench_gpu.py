@@ -41,10 +41,12 @@ GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2*
 #: Issue 40's bound on a kept sample's velocity difference, relative to ``max |v|``.
 AGREEMENT_TOL = 1e-12
 #: Compile options tried by :func:`_tuning_sweep` where the LCP has at least :data:`TUNED_MIN_N` rows, beside
-#: the default (:func:`reach.kernels.device.jit_options`: 80 registers there): no cap (255 registers a thread),
-#: and caps of 64 and 128.  (Measured before, on an H200: 32-256 threads a block within 10 %, the dense tableau
-#: 2-2.3x slower than the revised method, the unified cache given to L1 no faster; docs/performance.md.)
-TUNING_SWEEP = ((), (("max_registers", 64),), (("max_registers", 128),))
+#: the default (:func:`reach.kernels.device.jit_options`: 80 registers there).  None now: no cap and caps of 64-128
+#: were swept on an H200 (``bench/register-caps-h200.log``; ``PARTS=caps bash bench/device.sh`` sweeps them
+#: again), and a device's minutes go to the kernel's schedules and stages instead.  (Measured before, on an H200:
+#: 32-256 threads a block within 10 %, the dense tableau 2-2.3x slower than the revised method, the unified cache
+#: given to L1 no faster; docs/performance.md.)
+TUNING_SWEEP = ()
 #: Smallest LCP size :func:`gpu_case` runs :data:`TUNING_SWEEP` at.
 TUNED_MIN_N = 20
 #: LCPs a batch of :func:`lemke_layouts` (recorded ones, repeated).
