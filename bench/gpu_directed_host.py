@@ -112,7 +112,8 @@ def main():
     median = {k: float(np.median([run[k] for run in runs])) for k in runs[0]}
     import reach
 
-    print(json.dumps({"case": args.case, "samples": args.samples, "strategy": args.strategy, "estimate": args.estimate, "reach": reach.__file__,
+    print(json.dumps({"case": args.case, "samples": args.samples, "strategy": args.strategy, "estimate": args.estimate,
+                      "reach": reach.__file__,
                       "median": median,
                       "runs": runs}, indent=1))
 

@@ -207,8 +207,8 @@ def static(labels, variants=VARIANTS):
             if device.SCHEDULE == "queue":
                 args = (*args, np.zeros(1, np.int64))
             kernel_fn, _ = device.kernel_function(*plan.flags, p.lcp_size, p.m, p.nv, N if drawn else None,
-                                                  takes_tableau(plan.options, p.lcp_size), device.jit_options(p.lcp_size),
-                                                  device.SCHEDULE)
+                                                  takes_tableau(plan.options, p.lcp_size),
+                                                  device.jit_options(p.lcp_size), device.SCHEDULE)
             types = tuple(numba.typeof(a) for a in args)
             if variant == "fused":
                 ptx = cuda.compile_ptx(kernel_fn, types, cc=(9, 0))[0]

@@ -58,7 +58,8 @@ from reach.kernels.routh import (SAMPLE_FIELDS, SampleOutput, begin_sample, fini
 from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
-           "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on", "without_contraction", "queue_source", "SCHEDULE", "SCHEDULES",
+           "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on",
+           "without_contraction", "queue_source", "SCHEDULE", "SCHEDULES",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).

@@ -168,7 +168,7 @@ class Gpu:
         held = self._outputs
         if held is None or held[0][0] < samples or held[0][1] != nv:
             size = 1 << max(0, int(samples) - 1).bit_length()
-            self._outputs = None  # the old arrays go before the new ones are allocated
+            held = self._outputs = None  # the old arrays go before the new ones are allocated
             arrays = kernels_device.output_on(size, nv, 0, 0, lambda shape, dtype: self.cuda.device_array(shape, dtype))
             self._outputs = held = ((size, nv), arrays)
         return SampleOutput(*[a[:samples] if name in SAMPLE_FIELDS else a

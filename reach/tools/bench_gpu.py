@@ -155,7 +155,8 @@ def gpu_case(label, gpu_samples, cpu_samples, *, agree=2**14):
         wall = gpu.metadata["wall_seconds"]
         runs.append({"samples": n, "wall_s": wall, "samples_per_s": n / wall, "kernel_s": device["kernel"],
                      "transfer_s": device["transfer"], "upload_s": device["upload"], "download_s": device["download"],
-                     "setup_s": device["setup"], "host_s": wall - device["kernel"] - device["transfer"] - device["setup"],
+                     "setup_s": device["setup"],
+                     "host_s": wall - device["kernel"] - device["transfer"] - device["setup"],
                      "kernel_samples_per_s": n / max(device["kernel"], 1e-12)})
         print(f"  {label} 2^{n.bit_length() - 1}: {n / wall:,.0f} samples/s ({wall:.2f} s wall, kernel "
               f"{device['kernel']:.2f} s, transfers {device['upload']:.2f} + {device['download']:.2f} s, setup "
