@@ -435,9 +435,9 @@ CACHE_FAILS = textwrap.dedent("""
                 raise pickle.PicklingError("cannot pickle")
             return fail
 
-    def flaky(*key, cache=True):
-        kernel = real(*key, cache=cache)
-        cached = device.cached_on_disk(key)
+    def flaky(*key, cache=True, schedule=None):
+        kernel = real(*key, cache=cache, schedule=schedule)
+        cached = device.cached_on_disk(key, schedule)
         calls.append("cached" if cached else "plain")
         return Unpicklable() if cached else kernel
 
