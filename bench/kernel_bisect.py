@@ -96,8 +96,7 @@ def use(variant):
     device.FUSED = variant == "fused"
     device.SCHEDULE = "queue" if variant == "queue" else "thread"
     device.kernels_digest = (lambda: _DIGEST()) if variant == "built" else (lambda: f"{_DIGEST()} {variant}")
-    device._DEVICE.clear()  # device functions are built again, from the names as they are now
-    device._KERNELS.clear()
+    device.forget_kernels()  # device functions are built again, from the names as they are now
 
 
 def _plan(label, choice, samples):

@@ -116,11 +116,21 @@ class CpuDevice:
         return out
 
 
+#: Source that keeps a process on one of the cores it may use, where the OS lets it.  The simulator runs a
+#: block's threads as Python threads that take turns holding the interpreter's lock; spread over two cores, each
+#: turn waits for the other core to wake.  The disk stack's 128 simulated samples took 55-108 s on two cores, 5 s
+#: on one (a 2-core host, 2026-11-27).
+ONE_CORE = ("import os\n"
+            "if hasattr(os, 'sched_setaffinity'):\n"
+            "    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n")
+
+
 def under_the_simulator(script, *args, timeout=900, **environment):
     """Run the Python ``script`` in a subprocess under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, chosen
-    when ``numba.cuda`` is first imported), from the repository's root; the JSON report it prints last."""
+    when ``numba.cuda`` is first imported), from the repository's root, on one core (:data:`ONE_CORE`); the JSON
+    report it prints last."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **environment)
-    done = subprocess.run([sys.executable, "-c", script, *args], cwd=Path(__file__).parents[1], env=env,
+    done = subprocess.run([sys.executable, "-c", ONE_CORE + script, *args], cwd=Path(__file__).parents[1], env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -59,7 +59,7 @@ from reach.kernels.routh_data import StepWork, make_step_work
 
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
            "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on",
-           "without_contraction", "queue_source", "SCHEDULE", "SCHEDULES",
+           "without_contraction", "queue_source", "compiled_kernels", "forget_kernels", "SCHEDULE", "SCHEDULES",
            "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
@@ -224,9 +224,10 @@ def kernel_source(modes, n, m, nv, N=None, tableau=True, schedule="thread"):
     template = work_template(modes, n, m, nv, tableau)
     lemke = ", ".join(_local(a) for a in template.lemke)
     rest = ", ".join(_local(a) for a in template[1:])
-    work = f"        work = StepWork(LemkeWork({lemke}), {rest})\n"
+    make = f"work = StepWork(LemkeWork({lemke}), {rest})"
     if schedule == "queue":
-        return queue_source(f"    work = StepWork(LemkeWork({lemke}), {rest})", m, N)
+        return queue_source(f"    {make}", m, N)
+    work = f"        {make}\n"
     if N is None:
         return (f"def samples(data, opts, P, first_index, out):\n"
                 f"    s = cuda.grid(1)\n"
@@ -394,6 +395,19 @@ def cached_on_disk(key, schedule=None):
     compiled with Numba's disk cache."""
     key = (*key, jit_options(key[2]), schedule or SCHEDULE)
     return key in _KERNELS and _KERNELS[key][1]
+
+
+def compiled_kernels():
+    """``(key, kernel)`` of each sampling kernel :func:`sample_kernel` made in this process; ``key`` is
+    :func:`kernel_function`'s arguments."""
+    return [(key, kernel) for key, (kernel, _) in _KERNELS.items()]
+
+
+def forget_kernels():
+    """Forget this process's device functions and sampling kernels, so that the next ones are built again from the
+    kernels' names as they are then (a bench that swaps a kernel for a stand-in needs this)."""
+    _DEVICE.clear()
+    _KERNELS.clear()
 
 
 def output_on(count, nv, keep, path_rows, allocate):

@@ -106,7 +106,7 @@ def kernel_resources(n):
     from reach.kernels import device as kernels_device
 
     found = {}
-    for key, (kernel, _) in kernels_device._KERNELS.items():
+    for key, kernel in kernels_device.compiled_kernels():
         if key[2] != n:
             continue
         name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}{', tableau' if key[6] else ''}{f', {key[7]}' if key[7] else ''}"

@@ -69,6 +69,7 @@ def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
              ("rocking-block", "first", "uniform", ("sobol", "extremes")),
              ("compass-gait", "walk", "uniform")]  # walk choice hops at the compass gait's three-solution steps
     report = _simulate(cases)
+    assert len(report) == len(cases)
     for case, r in report.items():
         assert r.pop("executor").startswith("cuda: 1 worker, the GPU"), case
         assert r.pop("n_kept") > 0, case
@@ -507,3 +508,16 @@ def test_a_gpus_output_arrays_are_kept_between_launches_and_grow_by_powers_of_tw
     assert report["same"], report
     assert report["held"] == [[128, 3], [512, 3]], report
     assert report["other_nv"] == [10, 5], report
+
+
+def test_forgetting_the_kernels_builds_them_again_from_the_names_as_they_are_then(monkeypatch):
+    from reach.kernels import device
+
+    monkeypatch.setattr(device, "_KERNELS", {})
+    monkeypatch.setattr(device, "_DEVICE", {})
+    kernel = device.sample_kernel(None, None, 10, 2, 3, 7)
+    assert [k for k, _ in device.compiled_kernels()] == [(None, None, 10, 2, 3, 7, True, (), device.SCHEDULE)]
+    assert device.compiled_kernels()[0][1] is kernel and device.sample_kernel(None, None, 10, 2, 3, 7) is kernel
+    device.forget_kernels()
+    assert device.compiled_kernels() == []
+    assert device.sample_kernel(None, None, 10, 2, 3, 7) is not kernel
