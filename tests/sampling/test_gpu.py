@@ -77,7 +77,7 @@ def test_the_gpu_executor_gives_the_cpu_set_bit_for_bit_under_the_simulator():
 
 
 QUEUE = textwrap.dedent("""
-    import json, warnings
+    import json, sys, warnings
     import numpy as np
     warnings.simplefilter("ignore", RuntimeWarning)
     import scenarios
@@ -88,7 +88,7 @@ QUEUE = textwrap.dedent("""
     from reach.sampling.engine import Plan
     from reach.sampling.gpu import Gpu
     from reach.sampling.settings import SamplingSettings
-    s = scenarios.get("rocking-block")
+    s = scenarios.get(sys.argv[1])
     plan = Plan(s.problem, SamplingSettings(40, s.h, s.N, strategy="uniform", seed=9))
     p, S, first = s.problem, 40, 1000
     P = draw_caps(p.m, s.N, first, S, seed=9, sequence=plan.settings.sequence, caps=plan.settings.caps)
@@ -105,8 +105,9 @@ QUEUE = textwrap.dedent("""
 """)
 
 
-def test_the_queue_schedule_gives_the_cpu_kernels_outputs_bit_for_bit_under_the_simulator():
-    report = _under_the_simulator(QUEUE)
+@pytest.mark.parametrize("name", ["rocking-block", "disk-stack"])  # n = 10 and 25: the longer paths too
+def test_the_queue_schedule_gives_the_cpu_kernels_outputs_bit_for_bit_under_the_simulator(name):
+    report = _under_the_simulator(QUEUE, name)
     assert set(report) == {"thread host", "thread drawn", "queue host", "queue drawn"}
     for case, same in report.items():
         assert all(same.values()), f"{case}: {same}"
