@@ -46,9 +46,10 @@ by accident, the infinity or NaN fails the step's verification.
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 from numba.core import options as _numba_options
 
-__all__ = ["COMPILE", "NO_REFCOUNT", "kernel", "counted"]
+__all__ = ["COMPILE", "NO_REFCOUNT", "kernel", "counted", "kernel_array"]
 
 #: Options every kernel is compiled with. ``error_model="numpy"``: a float division by zero gives an
 #: infinity or a NaN, as in NumPy, instead of raising ``ZeroDivisionError`` (integer ``//`` and ``%``
@@ -76,6 +77,17 @@ def counted(function=None, **options):
     Use it as ``@counted`` or ``@counted(nogil=True)``.
     """
     return _compile(function, {**COMPILE, **options})
+
+
+def kernel_array(a, dtype=np.float64):
+    """A C-contiguous, writable copy of ``a``: what Python code hands a kernel.
+
+    Numba compiles a kernel once for each argument type, and an array's type
+    says whether it is read-only.  A problem's arrays are read-only and a
+    caller's own are not, so each kernel of the Routh step was compiled
+    twice in one test run; a copy gives every caller the same type.
+    """
+    return np.array(a, dtype=dtype, order="C")
 
 
 def _compile(function, options):

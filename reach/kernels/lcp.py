@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.kernels.jit import kernel
+from reach.kernels.jit import kernel, kernel_array
 from reach.kernels.revised import lex_smaller, revised_lemke_kernel, revised_refine
 from reach.kernels.verify import refine_and_verify, tableau_refine, verify_basic, verify_tableau
 
@@ -134,8 +134,8 @@ def make_work(n):
 
 
 def scale_lcp(M):
-    """The :class:`ScaledLCP` of ``M`` (a contiguous float64 copy and its equilibration)."""
-    M = np.ascontiguousarray(M, dtype=float)
+    """The :class:`ScaledLCP` of ``M`` (a contiguous, writable float64 copy and its equilibration)."""
+    M = kernel_array(M)
     n = M.shape[0]
     row_scale, col_scale = np.ones(n), np.ones(n)
     equilibrate(M, row_scale, col_scale)

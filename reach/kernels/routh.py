@@ -423,7 +423,7 @@ def run_sample(data, opts, p, s, gidx, out, work, modes, certify):
     solves = 0
     worst = 0.0
     failed = False
-    step = 0
+    step = np.int64(0)  # not the literal 0: Numba would compile take_step's chain once more for it
     # steps 0 .. N - 1 with caps h p, then (if still colliding) the closing step N with caps eps_lambda;
     # one call site of take_step, so that it is compiled into this kernel once
     while True:

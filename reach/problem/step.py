@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.kernels.jit import kernel_array
 from reach.kernels.lcp import DEFAULT_OPTIONS, STRICT_TIE_TOL, TABLEAU, scale_lcp
 from reach.kernels.modes import CERTIFY_MIN_CONTACTS, certificate_data
 from reach.kernels.planar import MAX_TABLE_CONTACTS, mode_step, piece_table
@@ -50,8 +51,8 @@ def kernel_data(problem, *, certificate=False):
         orient = (False, np.zeros((0, m), dtype=np.int8), np.zeros((0, 2 * m, 2 * m)), np.zeros((0, 2, 2 * m)),
                   np.zeros((0, 2 * m, 2 * m)))
         table = _no_table(m)
-    return RouthData(lcp, np.ascontiguousarray(problem.Jbar), np.ascontiguousarray(problem.Minv_JbarT / g),
-                     np.ascontiguousarray(problem.Jn), np.ascontiguousarray(problem.v), *orient, *table)
+    return RouthData(lcp, kernel_array(problem.Jbar), kernel_array(problem.Minv_JbarT / g), kernel_array(problem.Jn),
+                     kernel_array(problem.v), *orient, *table)
 
 
 def _no_table(m):
@@ -102,14 +103,14 @@ def routh_step(problem, v, lambda_max, *, covering=None, data=None):
     ('SOLVED', [0.0, 0.0])
     """
     data = data or kernel_data(problem)
-    v = np.ascontiguousarray(v, dtype=float)
+    v = kernel_array(v)
     if v.shape != (problem.nv,) or not np.all(np.isfinite(v)):
         raise ValueError(f"`v` must be a finite vector of shape ({problem.nv},); got shape {v.shape}.")
     lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda_max, dtype=float), (problem.m,)))
     if not np.all(np.isfinite(lam)) or np.any(lam < 0):
         raise ValueError("`lambda_max` must be finite and >= 0.")
     n, g, m = problem.lcp_size, problem.mass_scale, problem.m
-    d = np.ones(n) if covering is None else np.ascontiguousarray(covering, dtype=float)
+    d = np.ones(n) if covering is None else kernel_array(covering)
     if d.shape != (n,) or not np.all(np.isfinite(d)) or not np.all(d > 0):
         raise ValueError(f"`covering` must be a positive, finite vector of shape ({n},).")
     work = make_step_work(n, m, problem.nv)
@@ -133,6 +134,6 @@ def mode_velocities(problem, v, lambda_max, *, data=None, work=None, sample=0, s
     work = work or make_step_work(problem.lcp_size, problem.m, problem.nv)
     lam = np.ascontiguousarray(np.broadcast_to(np.asarray(lambda_max, dtype=float), (problem.m,))) * problem.mass_scale
     drawn = np.empty(problem.nv)
-    count, ok, _ = mode_step(data, np.ascontiguousarray(v, dtype=float), lam, step_options(problem), sample, step,
+    count, ok, _ = mode_step(data, kernel_array(v), lam, step_options(problem), sample, step,
                              work, drawn)
     return work.distinct[:count].copy(), (drawn if ok else None)

@@ -149,3 +149,18 @@ def test_a_kernel_divides_by_zero_as_numpy_does():
 
     assert ratio(1.0, 0.0) == np.inf
     assert np.isnan(ratio(0.0, 0.0))
+
+
+def test_kernel_arrays_have_one_type_whatever_the_callers():
+    """A read-only, Fortran-ordered or float32 array would make Numba compile a kernel once more (its type differs)."""
+    import numba
+
+    from reach.kernels.jit import kernel_array
+
+    a = np.arange(6.0).reshape(2, 3)
+    frozen = a.copy()
+    frozen.flags.writeable = False
+    given = (a, frozen, np.asfortranarray(a), a.astype(np.float32), a.tolist())
+    assert {numba.typeof(kernel_array(x)) for x in given} == {numba.typeof(a)}
+    assert not np.shares_memory(kernel_array(a), a)  # a copy: the kernel may write it
+    np.testing.assert_array_equal(kernel_array(frozen), a)

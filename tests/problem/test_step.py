@@ -66,3 +66,16 @@ def test_bad_step_input():
         routh_step(p, p.v, -1.0)
     with pytest.raises(ValueError, match=r"`v` must be a finite vector of shape"):
         routh_step(p, np.zeros(p.nv + 1), 1.0)
+
+
+def test_kernel_data_has_one_type_for_frozen_and_fresh_arrays():
+    """A problem's arrays are read-only; the kernels' copies are not, so every run shares one compiled step."""
+    import numba
+
+    rng = np.random.default_rng(5)
+    p = random_problem(rng, planar=True)
+    assert not p.v.flags.writeable and not p.W_unit.flags.writeable, "the test needs a problem's read-only arrays"
+    data = kernel_data(p)
+    arrays = [data.Jbar, data.Minv_JbarT, data.Jn, data.v0, *data.lcp]
+    assert all(a.flags.writeable and a.flags.c_contiguous for a in arrays)
+    assert all(numba.typeof(a).mutable for a in arrays)
