@@ -44,6 +44,7 @@ import importlib.util
 import os
 import types
 from pathlib import Path
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -60,7 +61,8 @@ from reach.kernels.routh_data import StepWork, make_step_work
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
            "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on",
            "without_contraction", "queue_source", "compiled_kernels", "forget_kernels", "SCHEDULE", "SCHEDULES",
-           "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED"]
+           "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED",
+           "KernelKey"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
 THREADS_PER_BLOCK = 64
@@ -102,8 +104,24 @@ SCHEDULES = ("thread", "queue")
 #: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
 FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
+
+
+class KernelKey(NamedTuple):
+    """What a sampling kernel is compiled for: :func:`kernel_function`'s arguments (see :func:`sample_kernel`)."""
+
+    modes: object       # None or True: reach.kernels.routh.modes_flag
+    certify: object     # None or True: reach.kernels.routh.certify_flag
+    n: int              # LCP size
+    m: int              # contacts
+    nv: int             # velocities
+    N: object           # steps, where the kernel draws its caps; None where they come from the host
+    tableau: bool       # whether the dense tableau can run
+    options: tuple      # cuda.jit's options, (name, value) pairs (jit_options)
+    schedule: str       # "thread" or "queue"
+
+
 _DEVICE = {}   # a kernel's py_func -> its device function
-_KERNELS = {}  # (modes, certify, n, m, nv, N or None, tableau, jit options) -> (the sampling kernel, cached on disk?)
+_KERNELS = {}  # KernelKey -> (the sampling kernel, cached on disk?)
 
 
 def numba_cuda():
@@ -380,7 +398,7 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True, sc
         raise ValueError(f"the GPU kernel's schedule (REACH_GPU_SCHEDULE) must be one of {SCHEDULES}; got "
                          f"{schedule!r}.")
     options = jit_options(n)
-    key = (modes, certify, n, m, nv, N, tableau, options, schedule)
+    key = KernelKey(modes, certify, n, m, nv, N, tableau, options, schedule)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
         function, on_disk = kernel_function(*key)
         # the function goes in as an argument: numba-cuda 0.30 drops ``lto`` given to ``jit(...)`` as a decorator;
@@ -393,13 +411,14 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True, sc
 def cached_on_disk(key, schedule=None):
     """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :func:`jit_options`) is
     compiled with Numba's disk cache."""
-    key = (*key, jit_options(key[2]), schedule or SCHEDULE)
+    modes, certify, n, *rest = key
+    key = KernelKey(modes, certify, n, *rest, jit_options(n), schedule or SCHEDULE)
     return key in _KERNELS and _KERNELS[key][1]
 
 
 def compiled_kernels():
-    """``(key, kernel)`` of each sampling kernel :func:`sample_kernel` made in this process; ``key`` is
-    :func:`kernel_function`'s arguments."""
+    """``(key, kernel)`` of each sampling kernel :func:`sample_kernel` made in this process; ``key`` is a
+    :class:`KernelKey`."""
     return [(key, kernel) for key, (kernel, _) in _KERNELS.items()]
 
 

@@ -107,9 +107,11 @@ def kernel_resources(n):
 
     found = {}
     for key, kernel in kernels_device.compiled_kernels():
-        if key[2] != n:
+        if key.n != n:
             continue
-        name = f"{key[:2]} caps {'host' if key[5] is None else 'drawn'}{', tableau' if key[6] else ''}{f', {key[7]}' if key[7] else ''}"
+        name = (f"{(key.modes, key.certify)} caps {'host' if key.N is None else 'drawn'}"
+                f"{', tableau' if key.tableau else ''}{f', {key.options}' if key.options else ''}"
+                f"{f', {key.schedule}' if key.schedule != 'thread' else ''}")
         try:
             regs, local = kernel.get_regs_per_thread(), kernel.get_local_mem_per_thread()
             one = (lambda v: max(v.values()) if isinstance(v, dict) else v)  # keyed by signature: one here

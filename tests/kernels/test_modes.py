@@ -7,6 +7,7 @@ import scenarios
 from helpers import random_problem
 from reach import sample_post_impact_set
 from reach.analysis.uniqueness import distinct_step_velocities
+from reach.kernels.jit import kernel_array
 from reach.kernels.modes import certified_unique
 from reach.kernels.routh_data import make_step_work
 from reach.sampling.choice import resolve_choice
@@ -98,8 +99,7 @@ def test_auto_choice_is_exact_where_it_is_cheap_and_recorded():
 
 def certificate_says_unique(p, data, v, lam):
     work = make_step_work(p.lcp_size, p.m, p.nv)
-    return certified_unique(data, np.ascontiguousarray(v, dtype=float), np.ascontiguousarray(lam * p.mass_scale),
-                            work)
+    return certified_unique(data, kernel_array(v), kernel_array(lam * p.mass_scale), work)
 
 
 @pytest.mark.parametrize("m, cases", [(1, 300), (2, 2000), (3, 400), (4, 60)])

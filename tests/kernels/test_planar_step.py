@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import assert_energy_non_increasing, random_problem
+from reach.kernels.jit import kernel_array
 from reach.kernels.planar import piece_step
 from reach.kernels.routh_data import make_step_work
 from reach.problem.lcp import LCPStatus
@@ -74,7 +75,7 @@ def test_piece_step_is_lemkes_answer_on_certified_steps(m, cases):
     compared = 0
     for t, p, data, lam in random_steps(70 + m, m, cases, certified=True):
         work = make_step_work(p.lcp_size, p.m, p.nv)
-        v, lam_k = np.ascontiguousarray(p.v), np.ascontiguousarray(lam * p.mass_scale)
+        v, lam_k = kernel_array(p.v), kernel_array(lam * p.mass_scale)  # as the library's: one compile
         if not certified_unique(data, v, lam_k, work):
             continue
         lemke, _, status, _ = routh_step(p, p.v, lam, data=data)

@@ -517,7 +517,9 @@ def test_forgetting_the_kernels_builds_them_again_from_the_names_as_they_are_the
     monkeypatch.setattr(device, "_KERNELS", {})
     monkeypatch.setattr(device, "_DEVICE", {})
     kernel = device.sample_kernel(None, None, 10, 2, 3, 7)
-    assert [k for k, _ in device.compiled_kernels()] == [(None, None, 10, 2, 3, 7, True, (), device.SCHEDULE)]
+    [(key, _)] = device.compiled_kernels()
+    assert key == (None, None, 10, 2, 3, 7, True, (), device.SCHEDULE)
+    assert (key.n, key.m, key.nv, key.N, key.schedule) == (10, 2, 3, 7, device.SCHEDULE)
     assert device.compiled_kernels()[0][1] is kernel and device.sample_kernel(None, None, 10, 2, 3, 7) is kernel
     device.forget_kernels()
     assert device.compiled_kernels() == []

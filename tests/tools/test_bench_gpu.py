@@ -106,3 +106,23 @@ def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
     text = format_gpu({"quadruped": case})
     assert "random: a thread a sample 100, queue 180 (1.80×, the same set)" in text
     assert "first: a thread a sample 200, queue 300 (1.50×, SETS DIFFER)" in text
+
+
+def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypatch):
+    from reach.kernels import device
+    from reach.tools.bench_gpu import kernel_resources
+
+    class Compiled:
+        def get_regs_per_thread(self):
+            return {"sig": 80}
+
+        def get_local_mem_per_thread(self):
+            return 2048
+
+    keys = [device.KernelKey(None, None, 44, 4, 18, None, False, (("max_registers", 80),), "thread"),
+            device.KernelKey(True, None, 44, 4, 18, 7, True, (), "queue"),
+            device.KernelKey(None, None, 10, 2, 3, None, True, (), "thread")]
+    monkeypatch.setattr(device, "_KERNELS", {key: (Compiled(), False) for key in keys})
+    found = kernel_resources(44)
+    assert found == {"(None, None) caps host, (('max_registers', 80),)": {"registers": 80, "local_bytes": 2048},
+                     "(True, None) caps drawn, tableau, queue": {"registers": 80, "local_bytes": 2048}}
