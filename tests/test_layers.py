@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "reach"
 LAYERS = {"kernels": 0, "files": 0, "version": 0, "problem": 1, "sampling": 2, "sets": 3, "laws": 4, "models": 4,
-          "analysis": 4, "design": 4, "plotting": 5, "tools": 6, "examples": 6}
+          "analysis": 4, "design": 4, "plotting": 5, "tools": 6, "examples": 6, "__main__": 6}
 
 
 def _module_name(path):

@@ -105,7 +105,6 @@ SCHEDULES = ("thread", "queue")
 FUSED = os.environ.get("REACH_GPU_FUSED", "") == "1"
 
 
-
 class KernelKey(NamedTuple):
     """What a sampling kernel is compiled for: :func:`kernel_function`'s arguments (see :func:`sample_kernel`)."""
 

@@ -329,3 +329,9 @@ def test_run_to_a_coverage_prints_the_budget_it_needed_and_the_time(tmp_path, ca
     coverage = json.loads((tmp_path / "s.json").read_text())["coverage"]
     assert coverage["met"] and len(PostImpactSet.load(out).all_velocities) == coverage["budget"] + \
         coverage["held_out_budget"]
+
+
+def test_python_dash_m_reach_is_the_command_line():
+    done = subprocess.run([sys.executable, "-m", "reach", "run", "no-such-scenario"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no-such-scenario" in done.stderr
