@@ -2,4 +2,5 @@
 
 from reach.tools.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not on import (the docs' check imports every module)
+    raise SystemExit(main())
