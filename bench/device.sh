@@ -40,8 +40,9 @@ for p, h, N in ((g.problem, g.h, g.N), (quadruped_touchdown(), 1.0, 10)):
 print(f"CPU kernels compiled in {time.perf_counter() - t:.0f} s")'
 }
 compile_gpu() {  # $1: a case of reach.tools.bench_gpu, $2: drawn or host (where the caps come from), $3: the
-                 # index of a TUNING_SWEEP variant to compile with (or -1: none), $4: the schedule (thread, the
-                 # default, or queue); that GPU kernel, compiled and cached on disk
+                 # index of a TUNING_SWEEP variant to compile with (or -1: none), $4: the schedule (thread or
+                 # queue; none given, the case's default, reach.kernels.device.schedule_for); that GPU kernel,
+                 # compiled and cached on disk
   python3 -W ignore -c '
 import sys, time
 import numpy as np
@@ -51,7 +52,7 @@ from reach.sampling.gpu import Gpu
 from reach.sampling.settings import SamplingSettings
 from reach.tools.bench_gpu import TUNING_SWEEP, problem_case
 label, caps, variant = sys.argv[1], sys.argv[2], int(sys.argv[3])
-device.SCHEDULE = sys.argv[4] if len(sys.argv) > 4 else "thread"
+device.SCHEDULE = sys.argv[4] if len(sys.argv) > 4 else None
 problem, h, N = problem_case(label)
 plan = Plan(problem, SamplingSettings(64, h, N, strategy="uniform", solution_choice="random"))
 device.JIT_OPTIONS = TUNING_SWEEP[variant] if variant >= 0 else None
@@ -59,7 +60,7 @@ t = time.perf_counter()
 P = np.full((64, N, problem.m), 0.5) if caps == "host" else None
 Gpu().run(plan, P, 0, 0, N + 2, count=64)
 options = device.jit_options(problem.lcp_size) or "no options"
-print(f"{label}: GPU kernel ({device.SCHEDULE}, caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$@"
+print(f"{label}: GPU kernel ({device.schedule_for(problem.lcp_size)}, caps {caps}, {options}) compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$@"
 }
 compile_lemke() {  # $1: a case of reach.tools.bench_gpu, $2: a layout of reach.kernels.warp.LAYOUTS; that Lemke kernel (reach.kernels.warp), cached on disk
   python3 -W ignore -c '
@@ -132,10 +133,11 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   warm > "$OUT/warm.log" 2>&1 &
   variants=$(python3 -c 'from reach.tools.bench_gpu import TUNING_SWEEP; print(len(TUNING_SWEEP))')
   {
-  for c in rocking-block disk-stack quadruped; do for caps in drawn host; do
-    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c $caps -1" &
-  done
-    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1 queue" &  # the bench's _schedules
+  for c in rocking-block disk-stack quadruped; do
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" &  # a directed run's later rounds
+    for schedule in thread queue; do  # the bench's _schedules; one of them is the case's default (schedule_for)
+      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1 $schedule" &
+    done
   done
   compile_lemkes &  # the bench's first part
   for c in disk-stack quadruped; do for ((v = 0; v < variants; v++)); do  # the bench's TUNING_SWEEP (n >= TUNED_MIN_N)

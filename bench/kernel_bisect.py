@@ -10,7 +10,8 @@ device functions are built from the CPU kernels' source
 the library is untouched:
 
 ==================  ===============================================================
-``built``           the kernel as ``reach run --gpu`` runs it
+``built``           the kernel as built, a thread a sample (what ``reach run --gpu`` runs
+                    below 20 LCP rows)
 ``host-caps``       the caps drawn on the host and sent, instead of drawn per thread
 ``no-paths``        no stored path written (``routh._record`` does nothing)
 ``no-refinement``   no refinement of Lemke's basic values (``revised_refine``)

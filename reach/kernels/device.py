@@ -61,8 +61,8 @@ from reach.kernels.routh_data import StepWork, make_step_work
 __all__ = ["numba_cuda", "available", "device_function", "work_template", "kernel_source", "kernel_file",
            "kernel_function", "kernel_module", "remove_stale_kernels", "sample_kernel", "cached_on_disk", "output_on",
            "without_contraction", "queue_source", "compiled_kernels", "forget_kernels", "SCHEDULE", "SCHEDULES",
-           "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N", "jit_options", "FUSED",
-           "KernelKey"]
+           "QUEUE_MIN_N", "schedule_for", "THREADS_PER_BLOCK", "JIT_OPTIONS", "REGISTER_CAP", "REGISTER_CAP_MIN_N",
+           "jit_options", "FUSED", "KernelKey"]
 
 #: Threads per block of :func:`sample_kernel` (32-256 ran within 10 % of one another on an H200; docs/performance.md).
 THREADS_PER_BLOCK = 64
@@ -84,6 +84,16 @@ REGISTER_CAP_MIN_N = 20
 JIT_OPTIONS = None
 
 
+def schedule_for(n):
+    """The sampling kernel's schedule for LCPs of ``n`` rows: :data:`SCHEDULE` where set, else ``"queue"`` from
+    :data:`QUEUE_MIN_N` rows on and ``"thread"`` below."""
+    schedule = SCHEDULE or ("queue" if n >= QUEUE_MIN_N else "thread")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"the GPU kernel's schedule (REACH_GPU_SCHEDULE) must be one of {SCHEDULES}; got "
+                         f"{schedule!r}.")
+    return schedule
+
+
 def jit_options(n):
     """The ``cuda.jit`` options of the sampling kernel for LCPs of ``n`` rows: :data:`JIT_OPTIONS` where set, else
     a cap of :data:`REGISTER_CAP` registers from :data:`REGISTER_CAP_MIN_N` rows on, and none below."""
@@ -94,11 +104,15 @@ def jit_options(n):
 
 #: How the sampling kernel's threads take their samples (:func:`sample_kernel`): ``"thread"``, a thread a sample;
 #: ``"queue"``, each thread takes samples from a shared counter and runs them a step at a time
-#: (:func:`queue_source`).  The same set either way.  ``REACH_GPU_SCHEDULE=queue`` picks the queue; ``reach bench
-#: --gpu`` times both.
-SCHEDULE = os.environ.get("REACH_GPU_SCHEDULE", "thread")
+#: (:func:`queue_source`); None (the default), :func:`schedule_for` picks by the LCP's size.  The same set either
+#: way.  ``REACH_GPU_SCHEDULE=thread`` or ``=queue`` picks one for every size; ``reach bench --gpu`` times both.
+SCHEDULE = os.environ.get("REACH_GPU_SCHEDULE") or None
 #: The values of :data:`SCHEDULE`.
 SCHEDULES = ("thread", "queue")
+#: LCP rows from which the queue is the default schedule.  Measured on an H200 (2^20 uniform samples, kernel
+#: samples/s, ``bench/gpu-h200-c0aa317.log``): the queue ran 1.09-1.16x a thread a sample on the disk stack
+#: (n = 25) and the quadruped (n = 44), random and first choice, and 0.64-0.82x on the rocking block (n = 10).
+QUEUE_MIN_N = 20
 
 #: ``REACH_GPU_FUSED=1``: compile with numba-cuda's defaults, link-time optimization and fused multiply-adds
 #: (faster, but the GPU's set is no longer the CPU's bit for bit; see :func:`without_contraction`).
@@ -390,12 +404,9 @@ def sample_kernel(modes, certify, n, m, nv, N=None, tableau=True, cache=True, sc
     process loads it.  ``cache=False`` replaces a cached kernel of this key.
     It is compiled with :func:`jit_options` (as they are at its first call).  ``schedule``: ``"thread"`` (a
     thread a sample) or ``"queue"`` (:func:`queue_source`; then ``kernel[blocks, threads](..., count, out, queue)``
-    with caps from the host too); None, :data:`SCHEDULE`.
+    with caps from the host too); None, :func:`schedule_for`'s.
     """
-    schedule = schedule or SCHEDULE
-    if schedule not in SCHEDULES:
-        raise ValueError(f"the GPU kernel's schedule (REACH_GPU_SCHEDULE) must be one of {SCHEDULES}; got "
-                         f"{schedule!r}.")
+    schedule = schedule or schedule_for(n)
     options = jit_options(n)
     key = KernelKey(modes, certify, n, m, nv, N, tableau, options, schedule)
     if key not in _KERNELS or (not cache and _KERNELS[key][1]):
@@ -411,7 +422,7 @@ def cached_on_disk(key, schedule=None):
     """Whether the kernel of ``key`` (:func:`sample_kernel`'s arguments, with today's :func:`jit_options`) is
     compiled with Numba's disk cache."""
     modes, certify, n, *rest = key
-    key = KernelKey(modes, certify, n, *rest, jit_options(n), schedule or SCHEDULE)
+    key = KernelKey(modes, certify, n, *rest, jit_options(n), schedule or schedule_for(n))
     return key in _KERNELS and _KERNELS[key][1]
 
 

@@ -14,7 +14,7 @@ the executor or its worker count.
                     release the GIL)
 :class:`Dask`       a dask.distributed cluster (``backend="dask"``, ``scheduler``)
 :class:`Cuda`       a CUDA GPU of this machine (``backend="cuda"``, ``reach run --gpu``): each
-                    item runs as ``fn(payload, *item, device=gpu)``, one thread a sample
+                    item runs as ``fn(payload, *item, device=gpu)``, on the GPU's threads
                     (:mod:`reach.sampling.gpu`)
 :class:`Hybrid`     the GPU and local processes on the same phase (``backend="cuda+cpu"``):
                     the GPU takes runs of chunks from the front, each process one chunk
@@ -149,7 +149,7 @@ class Dask(Executor):
 
 
 class Cuda(Executor):
-    """This machine's CUDA GPU: every item in turn, each as one or a few kernel launches of a thread a sample.
+    """This machine's CUDA GPU: every item in turn, each as one or a few kernel launches.
 
     A plan for it has one worker and large chunks (:attr:`chunk_size`): a
     GPU runs a chunk's samples at once, and its threads are the parallelism.

@@ -1,7 +1,8 @@
 """Running a plan's chunks on a CUDA GPU: the device side of :class:`reach.sampling.executors.Cuda`.
 
 A :class:`Gpu` runs blocks of samples with :func:`reach.kernels.device.sample_kernel`,
-one thread a sample.  The engine's :func:`~reach.sampling.engine.run_chunk`
+a thread a sample or, from 20 LCP rows on, a queue of samples run a step at a time
+(:func:`reach.kernels.device.schedule_for`).  The engine's :func:`~reach.sampling.engine.run_chunk`
 hands each block to :meth:`Gpu.run` instead of the CPU kernel, so a chunk,
 its checkpoint file and the set are the same whichever runs it.  A block of
 consecutive samples (uniform sampling, a directed run's first round) draws its
@@ -117,7 +118,7 @@ class Gpu:
                                            path_len=cuda.device_array(keep, np.int64))
         key = (*plan.flags, problem.lcp_size, problem.m, nv, plan.settings.max_steps if P is None else None,
                takes_tableau(plan.options, problem.lcp_size))
-        threads, schedule = kernels_device.THREADS_PER_BLOCK, kernels_device.SCHEDULE
+        threads, schedule = kernels_device.THREADS_PER_BLOCK, kernels_device.schedule_for(problem.lcp_size)
         caps = self._drawn(plan) if P is None else None  # a run's drawn caps go once, as part of its setup
         queue = cuda.to_device(np.zeros(1, np.int64)) if schedule == "queue" else None
         cuda.synchronize()

@@ -212,7 +212,7 @@ def _describe_plan(args, n_samples, h, N):
     lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else Hybrid.chunk_size if hybrid
                              else None, taper=not (gpu or hybrid)).describe()]
     if args.backend == "cuda":
-        lines.append("(--gpu: one worker, the GPU; each chunk runs as kernel launches of one thread a sample)")
+        lines.append("(--gpu: one worker, the GPU; each chunk runs as one or a few kernel launches)")
     elif args.backend == "cuda+cpu":
         lines.append("(--backend cuda+cpu: small chunks; the GPU takes runs of them from each phase's front, as one "
                      "launch each, the processes runs from its back, each sized by the rates measured so far)")

@@ -409,6 +409,19 @@ def test_large_lcps_kernels_are_capped_at_the_measured_register_count_and_small_
     assert device.jit_options(44) == ()
 
 
+def test_large_lcps_take_the_queue_schedule_and_small_ones_a_thread_a_sample_unless_one_is_set(monkeypatch):
+    from reach.kernels import device
+
+    assert device.SCHEDULE is None  # REACH_GPU_SCHEDULE unset
+    assert device.schedule_for(44) == device.schedule_for(device.QUEUE_MIN_N) == "queue"
+    assert device.schedule_for(10) == device.schedule_for(device.QUEUE_MIN_N - 1) == "thread"
+    monkeypatch.setattr(device, "SCHEDULE", "thread")  # REACH_GPU_SCHEDULE=thread: every size
+    assert device.schedule_for(44) == "thread"
+    monkeypatch.setattr(device, "SCHEDULE", "warp")
+    with pytest.raises(ValueError, match="REACH_GPU_SCHEDULE"):
+        device.schedule_for(10)
+
+
 def test_the_register_cap_reaches_the_compiler_by_default():
     import numba
 
@@ -518,8 +531,8 @@ def test_forgetting_the_kernels_builds_them_again_from_the_names_as_they_are_the
     monkeypatch.setattr(device, "_DEVICE", {})
     kernel = device.sample_kernel(None, None, 10, 2, 3, 7)
     [(key, _)] = device.compiled_kernels()
-    assert key == (None, None, 10, 2, 3, 7, True, (), device.SCHEDULE)
-    assert (key.n, key.m, key.nv, key.N, key.schedule) == (10, 2, 3, 7, device.SCHEDULE)
+    assert key == (None, None, 10, 2, 3, 7, True, (), device.schedule_for(10))
+    assert (key.n, key.m, key.nv, key.N, key.schedule) == (10, 2, 3, 7, device.schedule_for(10))
     assert device.compiled_kernels()[0][1] is kernel and device.sample_kernel(None, None, 10, 2, 3, 7) is kernel
     device.forget_kernels()
     assert device.compiled_kernels() == []

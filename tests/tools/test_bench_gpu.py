@@ -92,7 +92,7 @@ def test_both_schedules_are_timed_and_give_the_same_set_under_the_simulator():
     found = report["found"]
     assert found["identical random"] and found["identical first"], found
     assert all(found[f"{s} {c}"]["kernel_samples_per_s"] > 0 for s in ("thread", "queue") for c in ("random", "first"))
-    assert report["default"] == "thread"  # restored
+    assert report["default"] is None  # restored: schedule_for picks by the LCP's size
 
 
 def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
