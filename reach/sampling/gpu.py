@@ -24,6 +24,7 @@ from __future__ import annotations
 import pickle
 import time
 import warnings
+from collections import deque
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from reach.kernels.lcp import uses_tableau
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
 
 __all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS",
-           "QUEUE_THREADS"]
+           "LAUNCHES", "LAUNCH_RECORDS", "QUEUE_THREADS"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
@@ -43,6 +44,12 @@ CAP_NUMBERS = 2**25
 #: the device; ``"upload"``: a launch's caps to the device; ``"kernel"``: the launch to its end; ``"download"``: the
 #: outputs back; ``"transfer"``: upload and download together.
 DEVICE_SECONDS = {"setup": 0.0, "upload": 0.0, "kernel": 0.0, "download": 0.0, "transfer": 0.0}
+#: Most launches :data:`LAUNCHES` keeps.
+LAUNCH_RECORDS = 4096
+#: ``(samples, kernel seconds)`` of this process's last :data:`LAUNCH_RECORDS` launches of :meth:`Gpu.run`, for
+#: ``reach bench --gpu`` (which clears it to record one run's): whether a run's kernel time goes to large launches
+#: or to small ones, whose few threads leave most of a GPU idle.
+LAUNCHES = deque(maxlen=LAUNCH_RECORDS)
 
 #: Most samples one launch runs (a large GPU keeps about 10^5 threads resident; more queue behind them).  As
 #: large as :attr:`reach.sampling.executors.Cuda.chunk_size`, so that a chunk is one launch, whose outputs are
@@ -151,6 +158,7 @@ class Gpu:
         for part, seconds in (("setup", t0 - ts), ("upload", t1 - t0), ("kernel", t2 - t1), ("download", t3 - t2),
                               ("transfer", (t1 - t0) + (t3 - t2))):
             DEVICE_SECONDS[part] += seconds
+        LAUNCHES.append((int(S), t2 - t1))
         return host
 
     def resident(self, samples):

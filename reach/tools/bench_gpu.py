@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 __all__ = ["GPU_CASES", "AGREEMENT_TOL", "LAYOUT_LCPS", "gpu_case", "problem_case", "kernel_resources", "recorded_lcps", "lemke_layouts",
-           "run_gpu", "format_gpu", "format_layouts"]
+           "run_gpu", "format_gpu", "format_layouts", "launch_summary", "SMALL_LAUNCH"]
 
 #: (label, GPU batches, CPU batch) of the GPU runs; the quadruped's LCP has size 44.
 GPU_CASES = (("rocking-block", (2**20, 2**22), 2**16), ("disk-stack", (2**20, 2**22), 2**14),
@@ -53,6 +53,9 @@ TUNED_MIN_N = 20
 LAYOUT_LCPS = 2**18
 #: The end-to-end case of issue 40: a quadruped set of this many samples with its held-out estimate.
 END_TO_END_SAMPLES = 2**20
+#: A launch of fewer samples counts as small in :func:`launch_summary`: under a third of the about 10^5 threads
+#: an H200 holds at once at 80 registers a thread.
+SMALL_LAUNCH = 2**15
 
 
 def problem_case(label):
@@ -296,16 +299,18 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
     """
     from reach import sample_post_impact_set
     from reach.sampling.executors import make_executor
-    from reach.sampling.gpu import DEVICE_SECONDS
+    from reach.sampling.gpu import DEVICE_SECONDS, LAUNCHES
 
     problem, h, N = problem_case("quadruped")
     sample_post_impact_set(problem, min(4096, samples), h, N, backend="cuda")
     walls, held, parts = [], {}, []
     for _ in range(repeats):
         device = dict(DEVICE_SECONDS)
+        LAUNCHES.clear()
         t = time.perf_counter()
         result = sample_post_impact_set(problem, samples, h, N, backend="cuda")
         walls.append(time.perf_counter() - t)
+        launches = launch_summary(list(LAUNCHES))
         held = result.metadata.get("completeness") or {}
         parts.append(_end_to_end_parts(walls[-1], result.metadata, {k: DEVICE_SECONDS[k] - device[k] for k in device}))
     beside = {}
@@ -322,7 +327,20 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
         beside = {"error": f"{type(exc).__name__}: {exc}"}
     return {"samples": samples, "wall_s": walls, "median_wall_s": float(np.median(walls)),
             "engine_wall_s": result.metadata.get("wall_seconds"), "held_out": held, "target_s": 1.0,
-            "parts": {k: float(np.median([p[k] for p in parts])) for k in parts[0]}, "beside_processes": beside}
+            "parts": {k: float(np.median([p[k] for p in parts])) for k in parts[0]}, "launches": launches,
+            "beside_processes": beside}
+
+
+def launch_summary(launches, small=SMALL_LAUNCH):
+    """``launches`` (``(samples, kernel seconds)`` each: :data:`reach.sampling.gpu.LAUNCHES`) summed up: how many,
+    their samples (smallest, median, largest), the kernel seconds of all and of those under ``small`` samples."""
+    if not launches:
+        return {"launches": 0}
+    samples, seconds = (np.array(column) for column in zip(*launches))
+    few = samples < small
+    return {"launches": len(samples), "samples_min": int(samples.min()), "samples_median": float(np.median(samples)),
+            "samples_max": int(samples.max()), "kernel_s": float(seconds.sum()), "small": int(few.sum()),
+            "small_samples": int(samples[few].sum()), "small_kernel_s": float(seconds[few].sum())}
 
 
 def _end_to_end_parts(wall, metadata, device):
@@ -426,6 +444,12 @@ def format_gpu(report):
         if e2e.get("parts"):
             lines.append("Where it went (medians, s): " + ", ".join(f"{k[:-2].replace('_', ' ')} {v:.2f}"
                                                                    for k, v in e2e["parts"].items()) + ".")
+        n = e2e.get("launches") or {}
+        if n.get("launches"):
+            lines.append(f"Its launches (the last run): {n['launches']}, of {n['samples_min']:,}–{n['samples_max']:,} "
+                         f"samples (median {n['samples_median']:,.0f}), {n['kernel_s']:.2f} s of kernel; {n['small']} "
+                         f"under {SMALL_LAUNCH:,} samples ({n['small_samples']:,} samples) took "
+                         f"{n['small_kernel_s']:.2f} s of it.")
     elif e2e:
         lines += ["", f"End to end: failed: {e2e['error']}"]
     if report.get("lemke-layouts"):

@@ -86,7 +86,7 @@ QUEUE = textwrap.dedent("""
     from reach.kernels.routh_data import make_step_work
     from reach.sampling.caps import draw_caps
     from reach.sampling.engine import Plan
-    from reach.sampling.gpu import Gpu
+    from reach.sampling.gpu import LAUNCHES, Gpu
     from reach.sampling.settings import SamplingSettings
     s = scenarios.get(sys.argv[1])
     plan = Plan(s.problem, SamplingSettings(40, s.h, s.N, strategy="uniform", seed=9))
@@ -101,16 +101,17 @@ QUEUE = textwrap.dedent("""
             gpu = Gpu().run(plan, P if caps == "host" else None, first, 4, s.N + 2, count=S)
             report[f"{schedule} {caps}"] = {f: bool(np.array_equal(getattr(cpu, f), getattr(gpu, f), equal_nan=True))
                                            for f in SampleOutput._fields}
-    print(json.dumps(report))
+    print(json.dumps({"same": report, "launches": [[n, t >= 0] for n, t in LAUNCHES]}))
 """)
 
 
 @pytest.mark.parametrize("name", ["rocking-block", "disk-stack"])  # n = 10 and 25: the longer paths too
 def test_the_queue_schedule_gives_the_cpu_kernels_outputs_bit_for_bit_under_the_simulator(name):
     report = _under_the_simulator(QUEUE, name)
-    assert set(report) == {"thread host", "thread drawn", "queue host", "queue drawn"}
-    for case, same in report.items():
+    assert set(report["same"]) == {"thread host", "thread drawn", "queue host", "queue drawn"}
+    for case, same in report["same"].items():
         assert all(same.values()), f"{case}: {same}"
+    assert report["launches"] == [[40, True]] * 4  # each launch recorded, its samples and kernel seconds
 
 
 HYBRID = textwrap.dedent("""

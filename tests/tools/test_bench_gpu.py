@@ -126,3 +126,17 @@ def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypat
     found = kernel_resources(44)
     assert found == {"(None, None) caps host, (('max_registers', 80),)": {"registers": 80, "local_bytes": 2048},
                      "(True, None) caps drawn, tableau, queue": {"registers": 80, "local_bytes": 2048}}
+
+
+def test_a_runs_launches_are_summed_up_with_the_small_ones_apart():
+    from reach.tools.bench_gpu import SMALL_LAUNCH, launch_summary
+
+    summary = launch_summary([(100, 0.5), (4 * SMALL_LAUNCH, 1.0), (SMALL_LAUNCH - 1, 0.25), (SMALL_LAUNCH, 0.125)])
+    assert summary == {"launches": 4, "samples_min": 100, "samples_median": SMALL_LAUNCH - 0.5,
+                       "samples_max": 4 * SMALL_LAUNCH, "kernel_s": 1.875, "small": 2,
+                       "small_samples": 100 + SMALL_LAUNCH - 1, "small_kernel_s": 0.75}
+    assert launch_summary([]) == {"launches": 0}
+    e2e = {"samples": 2**20, "wall_s": [4.7], "median_wall_s": 4.7, "held_out": {}, "target_s": 1.0,
+           "launches": summary}
+    assert ("Its launches (the last run): 4, of 100–131,072 samples (median 32,768), 1.88 s of kernel; 2 under "
+            "32,768 samples (32,867 samples) took 0.75 s of it.") in format_gpu({"end-to-end": e2e})
