@@ -13,6 +13,10 @@
 #                                      # rocking block and the quadruped, first and random choice), about three
 #                                      # minutes: $OUT/bisect.json, $OUT/log-bisect, $OUT/compile-bisect.log.  After the
 #                                      # default part, in the same call: bash bench/device.sh; PARTS=bisect bash bench/device.sh
+#   PARTS=e2e bash bench/device.sh     # bench/gpu_directed_host.py --real --profile: the end-to-end run (2^20 quadruped
+#                                      # samples and the estimate) on the GPU, where its host seconds go, about two
+#                                      # minutes after the default part in the same call (its compiled kernels):
+#                                      # $OUT/e2e-profile.log, $OUT/log-e2e
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
 # reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
@@ -23,7 +27,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-[[ $PARTS == bisect ]] && LOG="$OUT/log-bisect"  # beside the default part's log, when both run in one call
+[[ $PARTS == bisect || $PARTS == e2e ]] && LOG="$OUT/log-$PARTS"  # beside the default part's log, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -121,6 +125,11 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     date -u
     timeout 200 python3 -W ignore bench/kernel_bisect.py time --json "$OUT/bisect.json" ${BISECT_ARGS:-} || echo "the bisect ended with $?"
     date -u
+  elif [[ $PARTS == e2e ]]; then  # the end-to-end run on the GPU, cProfiled (after the default part: its caches)
+    timeout 300 python3 -W ignore bench/gpu_directed_host.py --case quadruped --samples 1048576 --estimate \
+      --repeats 2 --profile --real > "$OUT/e2e-profile.log" 2>&1 || echo "the profiled end-to-end run ended with $?"
+    cat "$OUT/e2e-profile.log"
+    date -u
   elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
     timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
       > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
@@ -147,7 +156,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect ]]; then
+  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"

@@ -15,7 +15,10 @@ at once.  The stand-in's own seconds are subtracted from the engine's wall, so
 of each round's parents, the children's caps, the plan and the arrays.  With
 ``--estimate`` the held-out estimate runs too (its held-out run on the same
 stand-in), and its parts' seconds are reported.  The first repeat computes
-(slowly, on one core) and is left out of the medians.
+(slowly, on one core) and is left out of the medians.  ``--real`` runs on this
+machine's GPU instead (:class:`TimedDevice`; ``PARTS=e2e bash
+bench/device.sh``, with ``--profile``: where a real end-to-end run's host
+seconds go, on a machine of many cores).
 
     PYTHONPATH=. python bench/gpu_directed_host.py --case rocking-block --samples 1048576
     PYTHONPATH=. python bench/gpu_directed_host.py --case quadruped --samples 1048576 --estimate
@@ -69,6 +72,23 @@ class ReplayDevice:
         return copy
 
 
+class TimedDevice:
+    """The real GPU (:class:`reach.sampling.gpu.Gpu`) in the stand-in's place: its launches' wall seconds summed as
+    the stand-in's are, so that ``host_s`` is the host's part on a real device too."""
+
+    def __init__(self, gpu):
+        self.gpu, self.seconds = gpu, 0.0
+
+    def __getattr__(self, name):
+        return getattr(self.gpu, name)
+
+    def run(self, *args, **kwargs):
+        t = time.perf_counter()
+        out = self.gpu.run(*args, **kwargs)
+        self.seconds += time.perf_counter() - t
+        return out
+
+
 def replay_executor(device):
     """A :class:`Cuda` executor around ``device`` (no GPU needed)."""
     return Cuda(device=device)
@@ -82,9 +102,15 @@ def main():
     parser.add_argument("--estimate", action="store_true", help="with the held-out estimate (its parts' seconds)")
     parser.add_argument("--profile", action="store_true", help="cProfile the last repeat, top 25 by own time")
     parser.add_argument("--strategy", default="directed", choices=["directed", "uniform"])
+    parser.add_argument("--real", action="store_true", help="this machine's GPU instead of the stand-in")
     args = parser.parse_args()
     problem, h, N = problem_case(args.case)
-    device = ReplayDevice()
+    if args.real:
+        from reach.sampling.gpu import Gpu
+
+        device = TimedDevice(Gpu())
+    else:
+        device = ReplayDevice()
     executor = replay_executor(device)
     runs = []
     for r in range(args.repeats + 1):
