@@ -6,9 +6,10 @@
 #   bash bench/device.sh     # (REACH_GPU_FUSED=1: the fused build, reach.kernels.device.FUSED) writes $OUT/gpu.json, $OUT/log, $OUT/compile.log, $OUT/warm.log (and parallel.json)
 #   PARTS=lemke bash bench/device.sh   # only Lemke's layouts (reach.kernels.warp), about two minutes: $OUT/lemke.json
 #   PARTS=caps bash bench/device.sh    # bench/register_caps.py: every case at each register cap, about five minutes:
-#                                      # $OUT/register-caps.json, $OUT/log
+#                                      # $OUT/register-caps.json, $OUT/log-caps
 #   PARTS=host bash bench/device.sh    # only the host side of a 2^20 quadruped set on the 16 cores, about four
-#                                      # minutes with the CPU kernels' cold compile: $OUT/host-parts.log, host-side.json
+#                                      # minutes with the CPU kernels' cold compile (less after the default part):
+#                                      # $OUT/host-parts.log, host-side.json, log-host
 #   PARTS=bisect bash bench/device.sh  # bench/kernel_bisect.py: the kernel with one stage left out at a time (the
 #                                      # rocking block and the quadruped, first and random choice), about three
 #                                      # minutes: $OUT/bisect.json, $OUT/log-bisect, $OUT/compile-bisect.log.  After the
@@ -27,7 +28,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-[[ $PARTS == bisect || $PARTS == e2e ]] && LOG="$OUT/log-$PARTS"  # beside the default part's log, in one call
+case $PARTS in bisect | e2e | host | lemke | caps) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
