@@ -25,7 +25,6 @@ queries on one thread, and how many parts a query asks.
 """
 
 import argparse
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -35,20 +34,11 @@ from reach.sampling.nearest import kd_tree
 from reach.sets.completeness import held_out_settings
 from reach.sets.run import run_sampling
 from reach.tools.bench_gpu import problem_case
+from tree_threads import timed  # bench/, beside this script
 
 #: A slab is asked where its box's distance is below this factor times the distance found: the box's distance is
 #: rounded apart from the points' own, and the margin keeps every slab that could hold a nearer point.
 BOX_MARGIN = 1.0 + 1e-9
-
-
-def timed(fn, repeats):
-    """(median wall seconds, last answer) of ``fn()``."""
-    walls = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        walls.append(time.perf_counter() - t)
-    return float(np.median(walls)), out
 
 
 def slabs_cut(points, k):
