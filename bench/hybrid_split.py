@@ -12,12 +12,21 @@ local processes alone, and on both (:class:`~reach.sampling.executors.Hybrid`).
 directed rounds' choice on the host, which no executor shortens.  With
 ``--gpu-rate 0`` the emulated GPU runs at the processes' measured rate.
 
+``--process-delay S`` adds S seconds of sleep to each run of a process (alone
+and beside the GPU), outside its kernels' seconds: processes that deliver
+less than their kernels promise, as the H200's 15 did (123 k samples/s
+delivered on the rocking block against 3.1 M by their kernels' seconds,
+docs/performance.md).
+
     PYTHONPATH=. python bench/hybrid_split.py --case quadruped --samples 262144 --workers 1
+    PYTHONPATH=. python bench/hybrid_split.py --case rocking-block --samples 1048576 --workers 2 \
+        --gpu-rate 2600000 --process-delay 0.05
 """
 
 import argparse
 import json
 import time
+from functools import partial
 
 import numpy as np
 
@@ -53,6 +62,26 @@ class EmulatedGpu:
         return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
 
 
+def delayed_chunk(fn, delay, payload, *item, device=None):
+    """``fn``'s chunk; in a process (no ``device``), ``delay`` seconds late."""
+    if device is None:
+        time.sleep(delay)
+        return fn(payload, *item)
+    return fn(payload, *item, device=device)
+
+
+class Delayed:
+    """``executor``, each of whose processes' runs comes back ``delay`` seconds late."""
+
+    def __init__(self, executor, delay):
+        self.executor, self.delay = executor, delay
+
+    def __getattr__(self, name):
+        return getattr(self.executor, name)
+
+    def map_unordered(self, fn, payload, items):
+        return self.executor.map_unordered(partial(delayed_chunk, fn, self.delay), payload, items)
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -61,6 +90,7 @@ def main():
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--gpu-rate", type=float, default=0.0, help="samples/s (0: the processes' own rate)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--process-delay", type=float, default=0.0, help="seconds added to each process's run")
     args = parser.parse_args()
     problem, h, N = problem_case(args.case)
     reference = sample_post_impact_set(problem, args.samples, h, N, n_jobs=args.workers, **COMMON)
@@ -77,6 +107,8 @@ def main():
                 rate = args.samples / float(np.median([r["wall_s"] for r in runs["cpu"]]))
             device = EmulatedGpu(reference.arrays, rate)
             executor = {"cpu": cpu, "gpu": Cuda(device=device), "both": Hybrid(args.workers, device=device)}[side]
+            if side != "gpu" and args.process_delay > 0:
+                executor = Delayed(executor, args.process_delay)
             t, c = time.perf_counter(), time.process_time()
             result = sample_post_impact_set(problem, args.samples, h, N, executor=executor, **COMMON)
             run = {"wall_s": time.perf_counter() - t, "cpu_s": time.process_time() - c,
@@ -84,10 +116,12 @@ def main():
                    "same": bool(np.array_equal(result.all_velocities, reference.all_velocities))}
             if side == "both":
                 run["gpu_share"] = executor.samples["gpu"] / args.samples
+                run["backup_share"] = getattr(executor, "backups", 0) / args.samples
             runs[side].append(run)
     median = {side: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for side, rs in runs.items()}
     rates = {side: args.samples / m["wall_s"] for side, m in median.items()}
     print(json.dumps({"case": args.case, "samples": args.samples, "workers": args.workers, "gpu_rate": rate,
+                      "process_delay": args.process_delay,
                       "samples_per_s": rates, "efficiency": rates["both"] / (rates["gpu"] + rates["cpu"]),
                       "median": median, "runs": runs}, indent=1))
 

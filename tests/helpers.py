@@ -125,6 +125,34 @@ ONE_CORE = ("import os\n"
             "    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n")
 
 
+class PatientDevice(CpuDevice):
+    """A :class:`CpuDevice` whose launches end only once ``executor``'s processes have delivered a run (or after
+    ``patience`` seconds): a hybrid run then always has runs of both sides in its set, however slowly the processes
+    start."""
+
+    def __init__(self, patience=120.0):
+        super().__init__()
+        self.executor, self.patience = None, patience
+
+    def run(self, *args, **kwargs):
+        import time
+
+        out = super().run(*args, **kwargs)
+        t = time.perf_counter()
+        while self.executor.samples["cpu"] == 0 and time.perf_counter() - t < self.patience:
+            time.sleep(0.01)
+        return out
+
+
+def slow_on_the_cpu(payload, start, count, device=None):
+    """A toy chunk for executors' tests: at once on a device, after ``payload.seconds`` of sleep in a process."""
+    import time
+
+    if device is None:
+        time.sleep(payload.seconds)
+    return {"start": int(start), "lcp_solves": np.zeros(count, dtype=np.int64), "kernel_seconds": 1e-6}
+
+
 def under_the_simulator(script, *args, timeout=900, **environment):
     """Run the Python ``script`` in a subprocess under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, chosen
     when ``numba.cuda`` is first imported), from the repository's root, on one core (:data:`ONE_CORE`); the JSON

@@ -17,8 +17,9 @@ the executor or its worker count.
                     item runs as ``fn(payload, *item, device=gpu)``, on the GPU's threads
                     (:mod:`reach.sampling.gpu`)
 :class:`Hybrid`     the GPU and local processes on the same phase (``backend="cuda+cpu"``):
-                    the GPU takes runs of chunks from the front, each process one chunk
-                    from the back
+                    the GPU takes runs of chunks from the front, each process runs from
+                    the back, sized by what each side delivers; at a phase's end the GPU
+                    runs again what the processes still hold
 ==================  =================================================================
 
 >>> make_executor(1).describe()
@@ -28,6 +29,7 @@ the executor or its worker count.
 from __future__ import annotations
 
 import os
+import time
 
 from collections import deque
 
@@ -185,17 +187,27 @@ class Hybrid(Executor):
     A phase's chunks wait in a line, and both sides take runs of consecutive
     chunks from it as they get free (guided self-scheduling): the GPU from
     the front as one launch, each process from the back.  Each side's rate
-    (samples a second of its kernels, measured on the run's chunks so far)
-    gives the time ``T`` that the line would take both sides together, and a
-    side takes what it runs in ``T / 2``: the runs shrink as the phase
-    empties, so neither side waits long on the other at its end.  Until its
-    rate is known the GPU takes half of the line, a process one chunk; where
-    the processes would run less than :data:`HYBRID_MIN_SHARE` of it, the GPU
-    runs the rest alone.  A launch takes at least :attr:`min_launch` samples
-    and at most :attr:`Cuda.chunk_size`; the plan is cut in small, equal
-    chunks (:attr:`chunk_size`) to take runs of.  A sample's outcome does not
-    depend on what ran it, so the set is any executor's, bit for bit.
-    :attr:`samples` counts what each side ran.
+    is what it *delivered*: samples per wall second of the GPU's launches,
+    and of the processes together per wall second that any of their runs
+    was out (their start, their transfers and the wait for this process to
+    collect them included, not only their kernels' seconds).  The rates give
+    the time ``T`` that the line would take both sides together, and a side
+    takes what it runs in ``T / 2``: the runs shrink as the phase empties.
+    Until the processes have delivered a run, their rate is taken to be at
+    most what it would be if all they hold came back now; before either rate
+    is known the GPU takes half of the line, a process one chunk.  Where the
+    processes would deliver less than :data:`HYBRID_MIN_SHARE` of the total,
+    the GPU runs the rest alone.  Once
+    the line is empty, the GPU runs again the processes' runs still out, the
+    last taken first, where it would end them before the processes do at
+    the rates so far; whichever side ends a run first delivers it (the
+    other's is dropped): the GPU does not wait long on the processes at a
+    phase's end.  A launch takes at least :attr:`min_launch` samples and at most
+    :attr:`Cuda.chunk_size`; the plan is cut in small, equal chunks
+    (:attr:`chunk_size`) to take runs of.  A sample's outcome does not depend
+    on what ran it, so the set is any executor's, bit for bit.
+    :attr:`samples` counts what each side delivered, :attr:`backups` the
+    samples of those that the GPU delivered in the processes' place.
     """
 
     name = "cuda+cpu"
@@ -212,25 +224,47 @@ class Hybrid(Executor):
         self.gpu = Gpu() if device is None else device  # (a stand-in with a Gpu's run and block_size, in tests)
         self.where = f"the GPU ({self.gpu.describe()}) beside local processes"
         self.samples = {"gpu": 0, "cpu": 0}
+        self.backups = 0
         #: Fewest samples a launch takes while its phase has that many left (:data:`HYBRID_MIN_LAUNCH`).
         self.min_launch = HYBRID_MIN_LAUNCH
         self._run = None  # the plan whose chunks the rates below were measured on
-        self._rates = {}
+        self._rates = {}  # side -> (samples delivered, wall seconds)
+        self._out = _Clock()  # wall seconds that any of the processes' runs was out
 
     def _want(self, side, left):
-        """Samples ``side`` takes from a line of ``left``: what it runs while both sides run all of it, halved
-        (None: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`)."""
+        """Samples ``side`` (one process, for "cpu") takes from a line of ``left``: what it delivers while both
+        sides run all of it, halved (None: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`)."""
         rates = {k: n / t for k, (n, t) in self._rates.items() if t > 0}
-        if side not in rates or len(rates) < 2:
+        if "cpu" not in rates and self._out.elapsed() > 0:  # none delivered yet: at most as if all came back now
+            rates["cpu"] = self._out.held / self._out.elapsed()
+        if len(rates) < 2:
             return left // 2 if side == "gpu" else 0
-        both = rates["gpu"] + self.workers * rates["cpu"]
-        if self.workers * rates["cpu"] < HYBRID_MIN_SHARE * both:
+        both = rates["gpu"] + rates["cpu"]
+        if rates["cpu"] < HYBRID_MIN_SHARE * both:
             return left if side == "gpu" else None
-        return int(rates[side] * left / both / 2)
+        mine = rates["gpu"] if side == "gpu" else rates["cpu"] / self.workers
+        return int(mine * left / both / 2)
 
-    def _measured(self, side, chunk):
-        n, t = self._rates.get(side, (0, 0.0))
-        self._rates[side] = (n + len(chunk["lcp_solves"]), t + float(chunk.get("kernel_seconds", 0.0)))
+    def _delivered(self, side, count, chunk):
+        """Count a run that ended (``count`` 0: its twin delivered it).  The GPU's rate is by its launches' wall
+        seconds (one at a time, transfers included); the processes' by the wall seconds any of their runs was
+        out, so that runs they never delivered count against them."""
+        if side == "gpu":
+            n, t = self._rates.get("gpu", (0, 0.0))
+            self._rates["gpu"] = (n + count, t + float(chunk.get("kernel_seconds", 0.0)))
+        n = self._rates.get("cpu", (0, 0.0))[0] + (count if side == "cpu" else 0)
+        if self._out.seconds > 0:
+            self._rates["cpu"] = (n, self._out.seconds)
+
+    def _gpu_ends_first(self, samples, taken, held):
+        """Whether the GPU, from now, would end a processes' run of ``samples`` before they do.  They end it about
+        when they have delivered all they held at its taking, at their rate so far; the GPU takes ``samples`` at
+        its own.  Yes while either rate is unknown, or theirs is 0."""
+        n, t = self._rates.get("cpu", (0, 0.0))
+        g, s = self._rates.get("gpu", (0, 0.0))
+        if n == 0 or g == 0 or s <= 0:
+            return True
+        return time.perf_counter() + samples * s / g < taken + held * t / n
 
     @property
     def cores(self):
@@ -240,46 +274,129 @@ class Hybrid(Executor):
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        line = _Line(items)
         if payload is not self._run:  # a new run: its rates are measured anew
-            self._run, self._rates = payload, {}
+            self._run, self._rates, self._out = payload, {}, _Clock()
         note_started()
         pool, shipped = local_pool(self.workers), ship(payload)
-        running = {}  # future -> ("gpu" or "cpu", samples)
+        runs = _Runs(_Line(items), self._out)
 
         def feed(side):
+            line = runs.line
             if side == "gpu":
                 item = line.take(min(Cuda.chunk_size, max(self.min_launch, self._want(side, line.left))), front=True)
                 if item:
-                    running[gpu.submit(fn, payload, *item, device=self.gpu)] = (side, item[1])
+                    runs.add(gpu.submit(fn, payload, *item, device=self.gpu), side, item)
+                else:
+                    runs.back_up(lambda item: gpu.submit(fn, payload, *item, device=self.gpu), self._gpu_ends_first)
             else:
                 want = self._want(side, line.left)
                 item = None if want is None else line.take(want, front=False)
                 if item:
-                    running[pool.submit(run_shipped, fn, shipped, *item)] = (side, item[1])
+                    runs.add(pool.submit(run_shipped, fn, shipped, *item), side, item)
 
         with ThreadPoolExecutor(1, thread_name_prefix="reach-gpu") as gpu:
             try:
                 feed("gpu")
                 for _ in range(self.workers * self.in_hand):
                     feed("cpu")
-                while running:
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                while runs.out:
+                    done, _ = wait(runs.out, return_when=FIRST_COMPLETED)
                     for future in done:
-                        side, count = running.pop(future)
-                        chunk = future.result()
-                        self.samples[side] += count
-                        self._measured(side, chunk)
+                        if future not in runs.out:  # a twin's, dropped just now: the other delivered its run
+                            continue
+                        side, count, chunk, backup = runs.finish(future)
+                        if chunk is not None:
+                            self.samples[side] += count
+                            self.backups += count if backup else 0
+                        self._delivered(side, 0 if chunk is None else count, chunk or {})
                         feed(side)
-                        yield chunk
+                        if side == "cpu" and not runs.busy("gpu"):  # an idle GPU: a back-up may be worth it now
+                            feed("gpu")
+                        if chunk is not None:
+                            yield chunk
             except BrokenProcessPool:
                 drop_pool()
                 raise
             finally:  # stopped early or failed: nothing new starts, and what runs is waited for
-                line.items.clear()
-                for future in running:
+                runs.line.items.clear()
+                for future in runs.out:
                     future.cancel()
-                wait(running)
+                wait(runs.out)
+
+
+class _Clock:
+    """Wall seconds while at least one of a side's runs is out, and the samples out now."""
+
+    def __init__(self):
+        self.seconds, self.held, self._out, self._since = 0.0, 0, 0, 0.0
+
+    def start(self, samples):
+        if self._out == 0:
+            self._since = time.perf_counter()
+        self._out, self.held = self._out + 1, self.held + samples
+
+    def stop(self, samples):
+        now = time.perf_counter()
+        self.seconds += now - self._since
+        self._since, self._out, self.held = now, self._out - 1, self.held - samples
+
+    def elapsed(self):
+        """:attr:`seconds`, with the time since the last start or stop if a run is out now."""
+        return self.seconds + (time.perf_counter() - self._since if self._out else 0.0)
+
+
+class _Runs:
+    """A phase's runs out on either side, by future; a processes' run the GPU runs again has a twin."""
+
+    def __init__(self, line, clock):
+        self.line, self.clock = line, clock
+        self.out = {}  # future -> (side, item), in the order taken
+        self.twin = {}  # future -> the future of the same run on the other side
+        self.dropped = set()  # the GPU's runs that the processes delivered first: run out, then thrown away
+        self.taken = {}  # the processes' future -> (when it was taken, the samples they held then, its own too)
+
+    def add(self, future, side, item):
+        self.out[future] = (side, item)
+        if side == "cpu":
+            self.clock.start(int(item[1]))
+            self.taken[future] = (time.perf_counter(), self.clock.held)
+
+    def busy(self, side):
+        """Whether ``side`` has a run out."""
+        return any(s == side for s, _ in self.out.values())
+
+    def back_up(self, submit, worth):
+        """Run again on the GPU the processes' run taken last of those still out and not yet run again, if
+        ``worth(samples, taken, held)`` (when it was taken, and the samples the processes held then)."""
+        for future in reversed(self.out):
+            side, item = self.out[future]
+            if side == "cpu" and future not in self.twin:
+                if not worth(int(item[1]), *self.taken[future]):
+                    return
+                again = submit(item)
+                self.add(again, "gpu", item)
+                self.twin[future], self.twin[again] = again, future
+                return
+
+    def finish(self, future):
+        """``(side, samples, chunk or None, whether it was a back-up)`` for a run that ended; None: its twin
+        delivered it first.  The twin still out is dropped: the processes' cancelled and never waited for."""
+        side, item = self.out.pop(future)
+        if side == "cpu":
+            self.clock.stop(int(item[1]))
+        chunk = future.result()
+        if future in self.dropped:
+            self.dropped.discard(future)
+            return side, int(item[1]), None, False
+        other = self.twin.pop(future, None)
+        if other is not None:
+            del self.twin[other]
+            if self.out[other][0] == "cpu":
+                other.cancel()
+                self.clock.stop(int(self.out.pop(other)[1][1]))
+            else:
+                self.dropped.add(other)
+        return side, int(item[1]), chunk, other is not None and side == "gpu"
 
 
 class _Line:

@@ -220,13 +220,14 @@ def _beside_processes(problem, n, h, N, common, warm=2**14):
     try:
         executor = make_executor(-1, backend="cuda+cpu")
         sample_post_impact_set(problem, warm, h, N, executor=executor, **common)
-        before = dict(executor.samples)
+        before, backups = dict(executor.samples), executor.backups
         result = sample_post_impact_set(problem, n, h, N, executor=executor, **common)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     gpu = executor.samples["gpu"] - before["gpu"]
     return {"processes": executor.workers, "samples_per_s": n / result.metadata["wall_seconds"],
-            "gpu_share": gpu / n, "selection_s": result.metadata["selection_seconds"]}
+            "gpu_share": gpu / n, "backup_share": (executor.backups - backups) / n,
+            "selection_s": result.metadata["selection_seconds"]}
 
 
 def recorded_lcps(label, count):
@@ -428,7 +429,8 @@ def format_gpu(report):
                 lines.append(f"- {label}: directed, the GPU beside processes (cuda+cpu): failed: {both['error'][:120]}")
             elif both:
                 lines.append(f"- {label}: directed, the GPU beside {both['processes']} processes (cuda+cpu): "
-                             f"{both['samples_per_s']:,.0f} samples/s, the GPU ran {both['gpu_share']:.0%}")
+                             f"{both['samples_per_s']:,.0f} samples/s, the GPU ran {both['gpu_share']:.0%} "
+                             f"({both.get('backup_share', 0.0):.0%} of them in the processes' place)")
     e2e = report.get("end-to-end")
     if e2e and "error" not in e2e:
         held = e2e.get("held_out") or {}

@@ -8,7 +8,7 @@ known; the simulator's test runs the real :class:`reach.sampling.gpu.Gpu`.
 
 import numpy as np
 import pytest
-from helpers import CpuDevice
+from helpers import CpuDevice, PatientDevice, slow_on_the_cpu
 
 import scenarios
 from reach import sample_post_impact_set
@@ -23,19 +23,18 @@ def test_the_gpu_and_the_processes_together_give_the_cpu_set_bit_for_bit(strateg
     s = scenarios.get("rocking-block")
     kw = dict(completeness=False, seed=5, strategy=strategy, keep_paths=4, solution_choice="random")
     cpu = sample_post_impact_set(s.problem, 2**14, s.h, s.N, n_jobs=1, **kw)
-    device = CpuDevice()
-    hybrid = Hybrid(2, device=device)
+    device = PatientDevice()  # its first launch ends once the processes have delivered: both sides' runs are in it
+    hybrid = device.executor = Hybrid(2, device=device)
     hybrid.min_launch = 1024  # small launches: a small run still splits between the two sides
     both = sample_post_impact_set(s.problem, 2**14, s.h, s.N, executor=hybrid, **kw)
     for field in FIELDS:
         assert np.array_equal(getattr(cpu, field), getattr(both, field)), field
     assert all(np.array_equal(a, b) for a, b in zip(cpu.paths, both.paths)) and len(cpu.paths) == len(both.paths)
-    assert hybrid.samples["gpu"] > 0 and hybrid.samples["cpu"] > 0  # both sides ran some of it
+    assert hybrid.samples["gpu"] > 0 and hybrid.samples["cpu"] > 0  # both sides delivered some of it
     assert hybrid.samples["gpu"] + hybrid.samples["cpu"] == 2**14
     planned = plan_run(both.settings, 2).chunks  # the processes' chunks: a launch takes a run of them
     assert max(n for _, n in device.launches) > max(n for _, n in planned)
-    starts = sorted(device.launches)
-    assert all(a + n <= b for (a, n), (b, _) in zip(starts, starts[1:]))  # no sample ran twice
+    assert sum(n for _, n in device.launches) <= 2**14 + hybrid.workers * hybrid.in_hand * 4 * 1024  # few ran twice
     assert both.metadata["executor"].startswith("cuda+cpu: 2 workers, the GPU (a CPU stand-in)")
 
 
@@ -96,14 +95,71 @@ def test_where_the_gpu_is_far_faster_the_processes_stop_taking_runs():
     hybrid = Hybrid(1, device=ReplayDevice(stored.arrays))
     both = sample_post_impact_set(s.problem, 2**15, s.h, s.N, executor=hybrid, **kw)
     assert np.array_equal(both.all_velocities, stored.all_velocities)
-    # the processes ran what they took before both rates were known, a chunk at a time, and then nothing more
-    assert 0 < hybrid.samples["cpu"] <= 2 * hybrid.in_hand * Hybrid.chunk_size, hybrid.samples
+    # the processes took runs (a chunk each) only until both rates were known; what they took, they or the GPU
+    # delivered
+    assert hybrid.samples["gpu"] + hybrid.samples["cpu"] == 2**15
+    assert 0 < hybrid.samples["cpu"] + hybrid.backups <= 2 * hybrid.in_hand * Hybrid.chunk_size, hybrid.samples
+
+
+def test_at_a_phases_end_the_gpu_runs_again_what_the_processes_still_hold():
+    from types import SimpleNamespace
+
+    from reach.sampling.workers import drop_pool
+
+    hybrid = Hybrid(2, device=CpuDevice())
+    items = [(start, 1024) for start in range(0, 2**15, 1024)]
+    try:  # processes that take 10 s a run: without the GPU's back-ups the phase would end with theirs
+        chunks = list(hybrid.map_unordered(slow_on_the_cpu, SimpleNamespace(seconds=10.0), items))
+    finally:
+        drop_pool()  # its workers end their sleep and exit; the next test starts new ones
+    covered = np.concatenate([c["start"] + np.arange(len(c["lcp_solves"])) for c in chunks])
+    assert np.array_equal(np.sort(covered), np.arange(2**15))  # each sample delivered once
+    assert hybrid.samples == {"gpu": 2**15, "cpu": 0}
+    assert hybrid.backups == hybrid.workers * hybrid.in_hand * 1024  # the runs the processes took at the start
+
+
+def test_the_processes_share_follows_what_they_deliver_not_their_kernels_seconds():
+    hybrid = Hybrid(15, device=CpuDevice())
+    hybrid._delivered("gpu", 2**20, {"kernel_seconds": 0.43})  # 2.4 M samples/s, launches and transfers
+    hybrid._out.seconds = 3.0  # the processes' runs were out 3 s ...
+    hybrid._delivered("cpu", 370_000, {"kernel_seconds": 0.12})  # ... for 123 k samples/s, 3.1 M by their kernels
+    assert hybrid._want("cpu", 2**20) is None and hybrid._want("gpu", 2**20) == 2**20  # the GPU runs the rest alone
+    hybrid._out.seconds = 0.185  # had they delivered 2 M samples/s, they would take 45 % of a line, 3 % a process
+    hybrid._delivered("cpu", 0, {})
+    assert hybrid._want("cpu", 2**20) == int(2e6 / 15 * 2**20 / (2**20 / 0.43 + 2e6) / 2)
+    assert hybrid._want("gpu", 2**20) == int(2**20 / 0.43 * 2**20 / (2**20 / 0.43 + 2e6) / 2)
+
+
+def test_processes_that_have_delivered_nothing_yet_are_rated_as_if_all_they_hold_came_back_now():
+    hybrid = Hybrid(15, device=CpuDevice())
+    assert hybrid._want("gpu", 2**20) == 2**19 and hybrid._want("cpu", 2**20) == 0  # nothing known: half, a chunk
+    hybrid._delivered("gpu", 2**18, {"kernel_seconds": 0.11})  # 2.4 M samples/s
+    hybrid._out.held, hybrid._out.seconds = 30 * 1024, 0.5  # 30 runs held 0.5 s: at most 61 k samples/s
+    assert hybrid._want("cpu", 2**19) is None and hybrid._want("gpu", 2**19) == 2**19
+    hybrid._out.seconds = 0.01  # held 10 ms: at most 3.1 M samples/s, so far as anyone knows
+    assert hybrid._want("gpu", 2**19) == int(2**18 / 0.11 * 2**19 / (2**18 / 0.11 + 30 * 1024 / 0.01) / 2)
+
+
+def test_the_gpu_backs_up_a_processes_run_only_where_it_would_end_it_first():
+    import time
+
+    hybrid = Hybrid(2, device=CpuDevice())
+    now = time.perf_counter()
+    assert hybrid._gpu_ends_first(1024, now, 4096)  # no rates yet: it backs up
+    hybrid._delivered("gpu", 2**16, {"kernel_seconds": 0.1})  # 655 k samples/s: 1.6 ms for 1024
+    hybrid._out.seconds = 1.0
+    hybrid._delivered("cpu", 2**14, {})  # the processes: 16 k samples/s
+    assert hybrid._gpu_ends_first(1024, now, 4096)  # theirs ends in about 0.25 s
+    assert not hybrid._gpu_ends_first(1024, now - 0.25, 4096)  # theirs is due now
+    hybrid._rates["cpu"] = (0, 1.0)  # they delivered nothing in 1 s
+    assert hybrid._gpu_ends_first(1024, now - 10.0, 4096)
 
 
 def test_a_hybrid_runs_checkpoint_resumes_elsewhere_with_the_same_set(tmp_path):
     s = scenarios.get("rocking-block")
     kw = dict(completeness=False, seed=8, keep_paths=0, solution_choice="random")
-    hybrid = Hybrid(1, device=CpuDevice())
+    device = PatientDevice()
+    hybrid = device.executor = Hybrid(1, device=device)
     hybrid.min_launch = 1024  # runs of several chunks: the checkpoint's files are the runs, not the plan's chunks
     first = sample_post_impact_set(s.problem, 2**14, s.h, s.N, executor=hybrid, checkpoint=tmp_path / "ck",
                                    keep_checkpoint=True, **kw)

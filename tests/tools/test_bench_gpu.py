@@ -59,6 +59,7 @@ def test_the_gpu_beside_processes_is_measured_and_a_failure_is_recorded(monkeypa
     monkeypatch.setattr(executors, "make_executor", lambda n_jobs, backend: executors.Hybrid(1, device=CpuDevice()))
     row = _beside_processes(s.problem, 2**12, s.h, s.N, common, warm=512)
     assert row["processes"] == 1 and row["samples_per_s"] > 0 and 0 < row["gpu_share"] <= 1, row
+    assert 0 <= row["backup_share"] <= row["gpu_share"], row  # what the GPU ran in the processes' place
 
     def no_gpu(n_jobs, backend):
         raise ValueError("no CUDA GPU here")
@@ -106,6 +107,10 @@ def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
     text = format_gpu({"quadruped": case})
     assert "random: a thread a sample 100, queue 180 (1.80×, the same set)" in text
     assert "first: a thread a sample 200, queue 300 (1.50×, SETS DIFFER)" in text
+    case["directed_beside_processes"] = {"processes": 15, "samples_per_s": 2.5e6, "gpu_share": 0.97,
+                                         "backup_share": 0.02}
+    assert "the GPU beside 15 processes (cuda+cpu): 2,500,000 samples/s, the GPU ran 97% (2% of them in the " \
+           "processes' place)" in format_gpu({"quadruped": case})
 
 
 def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypatch):
