@@ -234,7 +234,7 @@ class Hybrid(Executor):
     def _want(self, side, left):
         """Samples ``side`` (one process, for "cpu") takes from a line of ``left``: what it delivers while both
         sides run all of it, halved (None: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`)."""
-        rates = {k: n / t for k, (n, t) in self._rates.items() if t > 0}
+        rates = self.rates()
         if "cpu" not in rates and self._out.elapsed() > 0:  # none delivered yet: at most as if all came back now
             rates["cpu"] = self._out.held / self._out.elapsed()
         if len(rates) < 2:
@@ -255,6 +255,11 @@ class Hybrid(Executor):
         n = self._rates.get("cpu", (0, 0.0))[0] + (count if side == "cpu" else 0)
         if self._out.seconds > 0:
             self._rates["cpu"] = (n, self._out.seconds)
+
+    def rates(self):
+        """Samples a wall second that each side has delivered in the run measured last (``{"gpu": .., "cpu": ..}``,
+        the processes together; a side not yet measured is left out): what its share is sized by."""
+        return {side: n / t for side, (n, t) in self._rates.items() if t > 0}
 
     def _gpu_ends_first(self, samples, taken, held):
         """Whether the GPU, from now, would end a processes' run of ``samples`` before they do.  They end it about

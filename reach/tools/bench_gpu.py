@@ -227,7 +227,7 @@ def _beside_processes(problem, n, h, N, common, warm=2**14):
     gpu = executor.samples["gpu"] - before["gpu"]
     return {"processes": executor.workers, "samples_per_s": n / result.metadata["wall_seconds"],
             "gpu_share": gpu / n, "backup_share": (executor.backups - backups) / n,
-            "selection_s": result.metadata["selection_seconds"]}
+            "delivered_per_s": executor.rates(), "selection_s": result.metadata["selection_seconds"]}
 
 
 def recorded_lcps(label, count):
@@ -430,7 +430,8 @@ def format_gpu(report):
             elif both:
                 lines.append(f"- {label}: directed, the GPU beside {both['processes']} processes (cuda+cpu): "
                              f"{both['samples_per_s']:,.0f} samples/s, the GPU ran {both['gpu_share']:.0%} "
-                             f"({both.get('backup_share', 0.0):.0%} of them in the processes' place)")
+                             f"({both.get('backup_share', 0.0):.0%} of them in the processes' place); delivered "
+                             + ", ".join(f"{k} {v:,.0f}/s" for k, v in both.get('delivered_per_s', {}).items()))
     e2e = report.get("end-to-end")
     if e2e and "error" not in e2e:
         held = e2e.get("held_out") or {}

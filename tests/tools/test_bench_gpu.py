@@ -60,6 +60,7 @@ def test_the_gpu_beside_processes_is_measured_and_a_failure_is_recorded(monkeypa
     row = _beside_processes(s.problem, 2**12, s.h, s.N, common, warm=512)
     assert row["processes"] == 1 and row["samples_per_s"] > 0 and 0 < row["gpu_share"] <= 1, row
     assert 0 <= row["backup_share"] <= row["gpu_share"], row  # what the GPU ran in the processes' place
+    assert row["delivered_per_s"]["gpu"] > 0, row  # samples per wall second of its launches, as delivered
 
     def no_gpu(n_jobs, backend):
         raise ValueError("no CUDA GPU here")
@@ -108,9 +109,9 @@ def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
     assert "random: a thread a sample 100, queue 180 (1.80×, the same set)" in text
     assert "first: a thread a sample 200, queue 300 (1.50×, SETS DIFFER)" in text
     case["directed_beside_processes"] = {"processes": 15, "samples_per_s": 2.5e6, "gpu_share": 0.97,
-                                         "backup_share": 0.02}
+                                         "backup_share": 0.02, "delivered_per_s": {"gpu": 2.6e6, "cpu": 1.2e5}}
     assert "the GPU beside 15 processes (cuda+cpu): 2,500,000 samples/s, the GPU ran 97% (2% of them in the " \
-           "processes' place)" in format_gpu({"quadruped": case})
+           "processes' place); delivered gpu 2,600,000/s, cpu 120,000/s" in format_gpu({"quadruped": case})
 
 
 def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypatch):
