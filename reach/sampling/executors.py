@@ -265,11 +265,9 @@ class Hybrid(Executor):
         """Whether the GPU, from now, would end a processes' run of ``samples`` before they do.  They end it about
         when they have delivered all they held at its taking, at their rate so far; the GPU takes ``samples`` at
         its own.  Yes while either rate is unknown, or theirs is 0."""
-        n, t = self._rates.get("cpu", (0, 0.0))
-        g, s = self._rates.get("gpu", (0, 0.0))
-        if n == 0 or g == 0 or s <= 0:
-            return True
-        return time.perf_counter() + samples * s / g < taken + held * t / n
+        rates = self.rates()
+        cpu, gpu = rates.get("cpu", 0.0), rates.get("gpu", 0.0)
+        return not (cpu and gpu) or time.perf_counter() + samples / gpu < taken + held / cpu
 
     @property
     def cores(self):
