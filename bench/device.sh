@@ -14,6 +14,9 @@
 #                                      # rocking block and the quadruped, first and random choice), about three
 #                                      # minutes: $OUT/bisect.json, $OUT/log-bisect, $OUT/compile-bisect.log.  After the
 #                                      # default part, in the same call: bash bench/device.sh; PARTS=bisect bash bench/device.sh
+#   PARTS=hybrid bash bench/device.sh  # bench/hybrid_device.py: cuda+cpu against the GPU alone, each case's directed
+#                                      # 2^20 set, with .old/executors.py's Hybrid too where that copy was carried,
+#                                      # about three minutes: $OUT/hybrid.json, $OUT/log-hybrid, $OUT/compile.log
 #   PARTS=e2e bash bench/device.sh     # bench/gpu_directed_host.py --real --profile: the end-to-end run (2^20 quadruped
 #                                      # samples and the estimate) on the GPU, where its host seconds go, about two
 #                                      # minutes after the default part in the same call (its compiled kernels):
@@ -28,7 +31,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-case $PARTS in bisect | e2e | host | lemke | caps) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
+case $PARTS in bisect | e2e | host | lemke | caps | hybrid) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -126,6 +129,19 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     date -u
     timeout 200 python3 -W ignore bench/kernel_bisect.py time --json "$OUT/bisect.json" ${BISECT_ARGS:-} || echo "the bisect ended with $?"
     date -u
+  elif [[ $PARTS == hybrid ]]; then  # the kernels a directed set needs, compiled at once, then the comparison
+    warm > "$OUT/warm.log" 2>&1 &
+    for c in rocking-block disk-stack quadruped; do
+      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" >> "$OUT/compile.log" 2>&1 &
+      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1" >> "$OUT/compile.log" 2>&1 &
+    done
+    wait
+    grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+    date -u
+    old=(); [[ -f .old/executors.py ]] && old=(--old .old/executors.py)
+    timeout 300 python3 -W ignore bench/hybrid_device.py --repeats 2 "${old[@]}" --json "$OUT/hybrid.json" \
+      || echo "the hybrid comparison ended with $?"
+    date -u
   elif [[ $PARTS == e2e ]]; then  # the end-to-end run on the GPU, cProfiled (after the default part: its caches)
     timeout 300 python3 -W ignore bench/gpu_directed_host.py --case quadruped --samples 1048576 --estimate \
       --repeats 2 --profile --real > "$OUT/e2e-profile.log" 2>&1 || echo "the profiled end-to-end run ended with $?"
@@ -157,7 +173,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e ]]; then
+  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e && $PARTS != hybrid ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"

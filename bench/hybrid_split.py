@@ -12,6 +12,10 @@ local processes alone, and on both (:class:`~reach.sampling.executors.Hybrid`).
 directed rounds' choice on the host, which no executor shortens.  With
 ``--gpu-rate 0`` the emulated GPU runs at the processes' measured rate.
 
+``--gpu-latency S`` adds S seconds to each launch of the GPU: its setup,
+and its last samples with most of the device idle (the H200's launches
+took 3-7 ms of setup alone, ``reach bench --gpu``'s ``setup_s``).
+
 ``--process-delay S`` adds S seconds of sleep to each run of a process (alone
 and beside the GPU), outside its kernels' seconds: processes that deliver
 less than their kernels promise, as the H200's 15 did (123 k samples/s
@@ -40,10 +44,11 @@ COMMON = dict(completeness=False, keep_paths=0)
 
 
 class EmulatedGpu:
-    """A GPU of ``rate`` samples a second whose outcomes are the reference run's ``arrays`` (by sample index)."""
+    """A GPU of ``rate`` samples a second, and ``latency`` seconds more a launch, whose outcomes are the reference
+    run's ``arrays`` (by sample index)."""
 
-    def __init__(self, arrays, rate):
-        self.arrays, self.rate = arrays, rate
+    def __init__(self, arrays, rate, latency=0.0):
+        self.arrays, self.rate, self.latency = arrays, rate, latency
         self.samples = 0
 
     def describe(self):
@@ -57,7 +62,7 @@ class EmulatedGpu:
         S = count if P is None else P.shape[0]
         fields = {name: self.arrays[name][first_index:first_index + S].copy() for name in SAMPLE_FIELDS}
         self.samples += S
-        time.sleep(max(0.0, S / self.rate - (time.perf_counter() - t)))
+        time.sleep(max(0.0, self.latency + S / self.rate - (time.perf_counter() - t)))
         nv = plan.problem.nv
         return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
 
@@ -91,6 +96,7 @@ def main():
     parser.add_argument("--gpu-rate", type=float, default=0.0, help="samples/s (0: the processes' own rate)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--process-delay", type=float, default=0.0, help="seconds added to each process's run")
+    parser.add_argument("--gpu-latency", type=float, default=0.0, help="seconds added to each launch of the GPU")
     args = parser.parse_args()
     problem, h, N = problem_case(args.case)
     reference = sample_post_impact_set(problem, args.samples, h, N, n_jobs=args.workers, **COMMON)
@@ -105,7 +111,7 @@ def main():
         for side in ("cpu", "gpu", "both"):
             if side != "cpu" and rate <= 0:
                 rate = args.samples / float(np.median([r["wall_s"] for r in runs["cpu"]]))
-            device = EmulatedGpu(reference.arrays, rate)
+            device = EmulatedGpu(reference.arrays, rate, args.gpu_latency)
             executor = {"cpu": cpu, "gpu": Cuda(device=device), "both": Hybrid(args.workers, device=device)}[side]
             if side != "gpu" and args.process_delay > 0:
                 executor = Delayed(executor, args.process_delay)
@@ -121,7 +127,7 @@ def main():
     median = {side: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for side, rs in runs.items()}
     rates = {side: args.samples / m["wall_s"] for side, m in median.items()}
     print(json.dumps({"case": args.case, "samples": args.samples, "workers": args.workers, "gpu_rate": rate,
-                      "process_delay": args.process_delay,
+                      "process_delay": args.process_delay, "gpu_latency": args.gpu_latency,
                       "samples_per_s": rates, "efficiency": rates["both"] / (rates["gpu"] + rates["cpu"]),
                       "median": median, "runs": runs}, indent=1))
 

@@ -185,29 +185,32 @@ class Hybrid(Executor):
     """This machine's GPU and ``workers`` local processes at once, on the same phase.
 
     A phase's chunks wait in a line, and both sides take runs of consecutive
-    chunks from it as they get free (guided self-scheduling): the GPU from
-    the front as one launch, each process from the back.  Each side's rate
-    is what it *delivered*: samples per wall second of the GPU's launches,
-    and of the processes together per wall second that any of their runs
-    was out (their start, their transfers and the wait for this process to
-    collect them included, not only their kernels' seconds).  The rates give
-    the time ``T`` that the line would take both sides together, and a side
-    takes what it runs in ``T / 2``: the runs shrink as the phase empties.
-    Until the processes have delivered a run, their rate is taken to be at
-    most what it would be if all they hold came back now; before either rate
-    is known the GPU takes half of the line, a process one chunk.  Where the
-    processes would deliver less than :data:`HYBRID_MIN_SHARE` of the total,
-    the GPU runs the rest alone.  Once
-    the line is empty, the GPU runs again the processes' runs still out, the
-    last taken first, where it would end them before the processes do at
-    the rates so far; whichever side ends a run first delivers it (the
-    other's is dropped): the GPU does not wait long on the processes at a
-    phase's end.  A launch takes at least :attr:`min_launch` samples and at most
-    :attr:`Cuda.chunk_size`; the plan is cut in small, equal chunks
-    (:attr:`chunk_size`) to take runs of.  A sample's outcome does not depend
-    on what ran it, so the set is any executor's, bit for bit.
-    :attr:`samples` counts what each side delivered, :attr:`backups` the
-    samples of those that the GPU delivered in the processes' place.
+    chunks from it as they get free: the GPU from the front as one launch,
+    each process from the back.  Each side's rate is what it *delivered*:
+    samples per wall second of the GPU's launches, and of the processes
+    together per wall second that any of their runs was out (their start,
+    their transfers and the wait for this process to collect them included,
+    not only their kernels' seconds).  The rates give the time ``T`` that
+    the line would take both sides together.  The GPU takes what it runs in
+    ``T``, as one launch: a GPU's launch costs a fixed setup and runs its
+    last samples with most of the device idle, so it takes its share in as
+    few launches as it can.  A process takes what it runs in ``T / 2``
+    (guided self-scheduling), so the processes' runs shrink as the phase
+    empties.  Until the processes have delivered a run, their rate is taken
+    to be at most what it would be if all they hold came back now; before
+    either rate is known the GPU takes half of the line, a process one
+    chunk.  Where the processes would deliver less than
+    :data:`HYBRID_MIN_SHARE` of the total, the GPU runs the rest alone.
+    Once the line is empty, the GPU runs again the processes' runs still
+    out, consecutive ones as one launch, where it would end them before the
+    processes do at the rates so far; whichever side ends a sample first
+    delivers it (the other's is dropped): the GPU does not wait long on the
+    processes at a phase's end.  A launch takes at least :attr:`min_launch`
+    samples and at most :attr:`Cuda.chunk_size`; the plan is cut in small,
+    equal chunks (:attr:`chunk_size`) to take runs of.  A sample's outcome
+    does not depend on what ran it, so the set is any executor's, bit for
+    bit.  :attr:`samples` counts what each side delivered, :attr:`backups`
+    the samples of those that the GPU delivered in the processes' place.
     """
 
     name = "cuda+cpu"
@@ -233,7 +236,8 @@ class Hybrid(Executor):
 
     def _want(self, side, left):
         """Samples ``side`` (one process, for "cpu") takes from a line of ``left``: what it delivers while both
-        sides run all of it, halved (None: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`)."""
+        sides run all of it, halved for a process (None: nothing, the processes' share being under
+        :data:`HYBRID_MIN_SHARE`)."""
         rates = self.rates()
         if "cpu" not in rates and self._out.elapsed() > 0:  # none delivered yet: at most as if all came back now
             rates["cpu"] = self._out.held / self._out.elapsed()
@@ -242,13 +246,14 @@ class Hybrid(Executor):
         both = rates["gpu"] + rates["cpu"]
         if rates["cpu"] < HYBRID_MIN_SHARE * both:
             return left if side == "gpu" else None
-        mine = rates["gpu"] if side == "gpu" else rates["cpu"] / self.workers
-        return int(mine * left / both / 2)
+        if side == "gpu":
+            return int(rates["gpu"] * left / both)
+        return int(rates["cpu"] / self.workers * left / both / 2)
 
     def _delivered(self, side, count, chunk):
-        """Count a run that ended (``count`` 0: its twin delivered it).  The GPU's rate is by its launches' wall
-        seconds (one at a time, transfers included); the processes' by the wall seconds any of their runs was
-        out, so that runs they never delivered count against them."""
+        """Count a run of ``count`` samples that ended (0: only its clock stopped).  The GPU's rate is by its
+        launches' wall seconds (one at a time, transfers included); the processes' by the wall seconds any of
+        their runs was out, so that runs they never delivered count against them."""
         if side == "gpu":
             n, t = self._rates.get("gpu", (0, 0.0))
             self._rates["gpu"] = (n + count, t + float(chunk.get("kernel_seconds", 0.0)))
@@ -305,18 +310,18 @@ class Hybrid(Executor):
                 while runs.out:
                     done, _ = wait(runs.out, return_when=FIRST_COMPLETED)
                     for future in done:
-                        if future not in runs.out:  # a twin's, dropped just now: the other delivered its run
+                        if future not in runs.out:  # a processes' run just cancelled: a back-up delivered it
                             continue
-                        side, count, chunk, backup = runs.finish(future)
-                        if chunk is not None:
-                            self.samples[side] += count
-                            self.backups += count if backup else 0
-                        self._delivered(side, 0 if chunk is None else count, chunk or {})
+                        side, parts, backup = runs.finish(future)
+                        count = sum(len(part["lcp_solves"]) for part in parts)
+                        self.samples[side] += count
+                        self.backups += count if backup else 0
+                        ran = future.result()
+                        self._delivered(side, len(ran["lcp_solves"]), ran)  # all it ran, if not all it delivered
                         feed(side)
                         if side == "cpu" and not runs.busy("gpu"):  # an idle GPU: a back-up may be worth it now
                             feed("gpu")
-                        if chunk is not None:
-                            yield chunk
+                        yield from parts
             except BrokenProcessPool:
                 drop_pool()
                 raise
@@ -349,13 +354,15 @@ class _Clock:
 
 
 class _Runs:
-    """A phase's runs out on either side, by future; a processes' run the GPU runs again has a twin."""
+    """A phase's runs out on either side, by future.  The GPU may run again several of the processes' runs as one
+    launch (a back-up); a sample either side delivered is not delivered again."""
 
     def __init__(self, line, clock):
         self.line, self.clock = line, clock
         self.out = {}  # future -> (side, item), in the order taken
-        self.twin = {}  # future -> the future of the same run on the other side
-        self.dropped = set()  # the GPU's runs that the processes delivered first: run out, then thrown away
+        self.backed = {}  # the processes' future -> the GPU's future that runs it again
+        self.members = {}  # a back-up's future -> the processes' futures it runs again, still out
+        self.skip = {}  # a back-up's future -> (start, count) of the samples the processes delivered first
         self.taken = {}  # the processes' future -> (when it was taken, the samples they held then, its own too)
 
     def add(self, future, side, item):
@@ -369,37 +376,65 @@ class _Runs:
         return any(s == side for s, _ in self.out.values())
 
     def back_up(self, submit, worth):
-        """Run again on the GPU the processes' run taken last of those still out and not yet run again, if
-        ``worth(samples, taken, held)`` (when it was taken, and the samples the processes held then)."""
-        for future in reversed(self.out):
-            side, item = self.out[future]
-            if side == "cpu" and future not in self.twin:
-                if not worth(int(item[1]), *self.taken[future]):
-                    return
-                again = submit(item)
-                self.add(again, "gpu", item)
-                self.twin[future], self.twin[again] = again, future
-                return
+        """Run again on the GPU the processes' runs still out and not yet run again, consecutive ones as one
+        launch, where ``worth(samples, taken, held)`` (when the run of them taken last was taken, and the samples
+        the processes held then)."""
+        held = sorted((item[0], future) for future, (side, item) in self.out.items()
+                      if side == "cpu" and future not in self.backed)
+        groups = []
+        for start, future in held:
+            if groups and self.out[groups[-1][-1]][1][0] + self.out[groups[-1][-1]][1][1] == start:
+                groups[-1].append(future)
+            else:
+                groups.append([future])
+        for group in groups:
+            items = [self.out[f][1] for f in group]
+            samples = sum(int(item[1]) for item in items)
+            if not worth(samples, *max(self.taken[f] for f in group)):
+                continue
+            item = (int(items[0][0]), samples) if len(items[0]) == 2 else \
+                (int(items[0][0]), samples, np.concatenate([item[2] for item in items]))
+            again = submit(item)
+            self.out[again] = ("gpu", item)
+            self.members[again], self.skip[again] = set(group), []
+            self.backed.update(dict.fromkeys(group, again))
 
     def finish(self, future):
-        """``(side, samples, chunk or None, whether it was a back-up)`` for a run that ended; None: its twin
-        delivered it first.  The twin still out is dropped: the processes' cancelled and never waited for."""
+        """``(side, [the parts of its chunk to deliver], whether a back-up)`` for a run that ended: none of a run
+        whose samples the other side delivered first.  The processes' runs that a back-up delivered are cancelled
+        and never waited for."""
         side, item = self.out.pop(future)
+        chunk = future.result()
         if side == "cpu":
             self.clock.stop(int(item[1]))
-        chunk = future.result()
-        if future in self.dropped:
-            self.dropped.discard(future)
-            return side, int(item[1]), None, False
-        other = self.twin.pop(future, None)
-        if other is not None:
-            del self.twin[other]
-            if self.out[other][0] == "cpu":
-                other.cancel()
-                self.clock.stop(int(self.out.pop(other)[1][1]))
-            else:
-                self.dropped.add(other)
-        return side, int(item[1]), chunk, other is not None and side == "gpu"
+            again = self.backed.pop(future, None)
+            if again is not None:  # its back-up, still out, is trimmed of it (dropped where nothing is left)
+                self.members[again].discard(future)
+                self.skip[again].append((int(item[0]), int(item[1])))
+            return side, [chunk], False
+        if future not in self.members:
+            return side, [chunk], False
+        for twin in self.members.pop(future):  # the processes' runs it delivered: cancelled, not waited for
+            self.backed.pop(twin)
+            twin.cancel()
+            self.clock.stop(int(self.out.pop(twin)[1][1]))
+        return side, _parts(chunk, int(item[0]), int(item[1]), self.skip.pop(future)), True
+
+
+def _parts(chunk, start, count, skip):
+    """The parts of ``chunk`` (samples ``start .. start + count - 1``) outside the runs ``skip``, each a chunk
+    of its own (its per-sample arrays sliced; its seconds with the first part)."""
+    cuts, parts, at = sorted(skip), [], start
+    for a, n in cuts + [(start + count, 0)]:
+        if a > at:
+            part = {key: value[at - start:a - start] if isinstance(value, np.ndarray) else value
+                    for key, value in chunk.items()}
+            part["start"] = at
+            if parts:
+                part.update({key: 0.0 for key in ("cpu_seconds", "kernel_seconds") if key in part})
+            parts.append(part)
+        at = max(at, a + n)
+    return parts
 
 
 class _Line:

@@ -210,16 +210,17 @@ def _schedules(problem, n, h, N, common):
     return found
 
 
-def _beside_processes(problem, n, h, N, common, warm=2**14):
+def _beside_processes(problem, n, h, N, common, warm=2**16):
     """The default directed set of ``n`` samples on the GPU and every core but one (``backend="cuda+cpu"``): its
-    samples a second and the GPU's share, after a run of ``warm`` samples that starts the processes (a failure
-    is recorded, not raised: the case's other numbers stand)."""
+    samples a second and the GPU's share, after a uniform and a directed run of ``warm`` samples that start the
+    processes, each with a run or two (a failure is recorded, not raised: the case's other numbers stand)."""
     from reach import sample_post_impact_set
     from reach.sampling.executors import make_executor
 
     try:
         executor = make_executor(-1, backend="cuda+cpu")
-        sample_post_impact_set(problem, warm, h, N, executor=executor, **common)
+        for strategy in ("uniform", "directed"):
+            sample_post_impact_set(problem, warm, h, N, executor=executor, **dict(common, strategy=strategy))
         before, backups = dict(executor.samples), executor.backups
         result = sample_post_impact_set(problem, n, h, N, executor=executor, **common)
     except Exception as exc:

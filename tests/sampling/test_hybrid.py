@@ -116,6 +116,36 @@ def test_at_a_phases_end_the_gpu_runs_again_what_the_processes_still_hold():
     assert np.array_equal(np.sort(covered), np.arange(2**15))  # each sample delivered once
     assert hybrid.samples == {"gpu": 2**15, "cpu": 0}
     assert hybrid.backups == hybrid.workers * hybrid.in_hand * 1024  # the runs the processes took at the start
+    held = hybrid.workers * hybrid.in_hand * 1024  # taken one after another from the back: one launch runs them again
+    assert [(c["start"], len(c["lcp_solves"])) for c in chunks][-1] == (2**15 - held, held)
+
+
+def test_a_back_up_delivers_only_the_samples_the_processes_have_not():
+    from concurrent.futures import Future
+
+    from reach.sampling.executors import _Clock, _Line, _Runs
+
+    def chunk(start, count):
+        return {"start": start, "lcp_solves": np.arange(start, start + count), "paths": np.arange(min(count, 3)),
+                "kernel_seconds": 1.0}
+
+    runs, cpu = _Runs(_Line([]), _Clock()), [Future() for _ in range(4)]
+    for future, start in zip(cpu, (3072, 2048, 1024, 5120)):  # three consecutive runs, and one apart
+        runs.add(future, "cpu", (start, 1024))
+    launched = {}
+    runs.back_up(lambda item: launched.setdefault(item[:2], Future()), lambda samples, taken, held: True)
+    assert list(launched) == [(1024, 3072), (5120, 1024)]  # one launch for each consecutive stretch
+    cpu[1].set_result(chunk(2048, 1024))  # the processes deliver the middle run first
+    assert runs.finish(cpu[1]) == ("cpu", [cpu[1].result()], False)
+    done = launched[1024, 3072]
+    done.set_result(chunk(1024, 3072))
+    side, parts, was_backup = runs.finish(done)
+    assert side == "gpu" and was_backup
+    assert [(p["start"], list(p["lcp_solves"][[0, -1]]), p["kernel_seconds"]) for p in parts] == \
+        [(1024, [1024, 2047], 1.0), (3072, [3072, 4095], 0.0)]  # the run the processes delivered is left out
+    assert list(parts[0]["paths"]) == [0, 1, 2] and len(parts[1]["paths"]) == 0  # paths: the chunk's first samples
+    assert cpu[0].cancelled() and cpu[2].cancelled() and not cpu[3].cancelled()
+    assert runs.clock.held == 1024  # only the run apart is still out
 
 
 def test_the_processes_share_follows_what_they_deliver_not_their_kernels_seconds():
@@ -127,7 +157,7 @@ def test_the_processes_share_follows_what_they_deliver_not_their_kernels_seconds
     hybrid._out.seconds = 0.185  # had they delivered 2 M samples/s, they would take 45 % of a line, 3 % a process
     hybrid._delivered("cpu", 0, {})
     assert hybrid._want("cpu", 2**20) == int(2e6 / 15 * 2**20 / (2**20 / 0.43 + 2e6) / 2)
-    assert hybrid._want("gpu", 2**20) == int(2**20 / 0.43 * 2**20 / (2**20 / 0.43 + 2e6) / 2)
+    assert hybrid._want("gpu", 2**20) == int(2**20 / 0.43 * 2**20 / (2**20 / 0.43 + 2e6))  # its share, at once
 
 
 def test_processes_that_have_delivered_nothing_yet_are_rated_as_if_all_they_hold_came_back_now():
@@ -137,7 +167,7 @@ def test_processes_that_have_delivered_nothing_yet_are_rated_as_if_all_they_hold
     hybrid._out.held, hybrid._out.seconds = 30 * 1024, 0.5  # 30 runs held 0.5 s: at most 61 k samples/s
     assert hybrid._want("cpu", 2**19) is None and hybrid._want("gpu", 2**19) == 2**19
     hybrid._out.seconds = 0.01  # held 10 ms: at most 3.1 M samples/s, so far as anyone knows
-    assert hybrid._want("gpu", 2**19) == int(2**18 / 0.11 * 2**19 / (2**18 / 0.11 + 30 * 1024 / 0.01) / 2)
+    assert hybrid._want("gpu", 2**19) == int(2**18 / 0.11 * 2**19 / (2**18 / 0.11 + 30 * 1024 / 0.01))
 
 
 def test_the_gpu_backs_up_a_processes_run_only_where_it_would_end_it_first():
