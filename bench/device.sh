@@ -139,7 +139,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
     date -u
     old=(); [[ -f .old/executors.py ]] && old=(--old .old/executors.py)
-    timeout 300 python3 -W ignore bench/hybrid_device.py --repeats 2 "${old[@]}" --json "$OUT/hybrid.json" \
+    timeout 300 python3 -W ignore bench/hybrid_device.py --repeats 2 "${old[@]}" ${HYBRID_ARGS:-} --json "$OUT/hybrid.json" \
       || echo "the hybrid comparison ended with $?"
     date -u
   elif [[ $PARTS == e2e ]]; then  # the end-to-end run on the GPU, cProfiled (after the default part: its caches)
