@@ -4,7 +4,8 @@
 * :mod:`reach.sampling.plan`: a run's phases and chunks for a worker count (:func:`~reach.sampling.plan.plan_run`);
 * :mod:`reach.sampling.engine`: runs a plan's chunks and gathers the per-sample arrays (:func:`~reach.sampling.engine.run_engine`);
 * :mod:`reach.sampling.executors`: where the chunks run, behind one small interface (serial, a local process
-  pool, threads, Dask), and :mod:`reach.sampling.workers`, the pool and the ``n_jobs="auto"`` choice;
+  pool, threads, Dask, a GPU, a GPU beside local processes), :mod:`reach.sampling.workers`, the pool and the
+  ``n_jobs="auto"`` choice, and :mod:`reach.sampling.sharing`, how a GPU and processes share a phase;
 * :mod:`reach.sampling.caps`, :mod:`reach.sampling.directed`, :mod:`reach.sampling.choice`: a sample's caps, the
   directed rounds' children, and which LCP solution a step takes;
 * :mod:`reach.sampling.checkpoint`: one file per finished chunk, for resume;

@@ -31,10 +31,9 @@ from __future__ import annotations
 import os
 import time
 
-from collections import deque
-
 import numpy as np
 
+from reach.sampling.sharing import Clock, Line, Runs
 from reach.sampling.workers import dask_client, drop_pool, local_pool, note_started, on_pool, run_shipped, ship, \
     worker_count
 
@@ -190,11 +189,11 @@ class Hybrid(Executor):
     samples per wall second of the GPU's launches, and of the processes
     together per wall second that any of their runs was out (their start,
     their transfers and the wait for this process to collect them included,
-    not only their kernels' seconds).  The rates give the time ``T`` that
-    the line would take both sides together.  The GPU takes what it runs in
-    ``T``, as one launch: a GPU's launch costs a fixed setup and runs its
-    last samples with most of the device idle, so it takes its share in as
-    few launches as it can.  A process takes what it runs in ``T / 2``
+    not only their kernels' seconds).  A launch lasts as long as its slowest
+    samples, so the GPU's is modelled as a latency plus samples over a rate
+    (:meth:`launch_model`): the GPU takes, as one launch, what it ends when
+    the processes end the rest of the line in some time ``T``, and no launch
+    where they end it first.  A process takes what it runs in ``T / 2``
     (guided self-scheduling), so the processes' runs shrink as the phase
     empties.  Until the processes have delivered a run, their rate is taken
     to be at most what it would be if all they hold came back now; before
@@ -203,7 +202,7 @@ class Hybrid(Executor):
     :data:`HYBRID_MIN_SHARE` of the total, the GPU runs the rest alone.
     Once the line is empty, the GPU runs again the processes' runs still
     out, consecutive ones as one launch, where it would end them before the
-    processes do at the rates so far; whichever side ends a sample first
+    processes do; whichever side ends a sample first
     delivers it (the other's is dropped): the GPU does not wait long on the
     processes at a phase's end.  A launch takes at least :attr:`min_launch`
     samples and at most :attr:`Cuda.chunk_size`; the plan is cut in small,
@@ -232,23 +231,45 @@ class Hybrid(Executor):
         self.min_launch = HYBRID_MIN_LAUNCH
         self._run = None  # the plan whose chunks the rates below were measured on
         self._rates = {}  # side -> (samples delivered, wall seconds)
-        self._out = _Clock()  # wall seconds that any of the processes' runs was out
+        self._launches = []  # the GPU's launches in that run: (samples, wall seconds)
+        self._out = Clock()  # wall seconds that any of the processes' runs was out
 
     def _want(self, side, left):
-        """Samples ``side`` (one process, for "cpu") takes from a line of ``left``: what it delivers while both
-        sides run all of it, halved for a process (None: nothing, the processes' share being under
-        :data:`HYBRID_MIN_SHARE`)."""
-        rates = self.rates()
-        if "cpu" not in rates and self._out.elapsed() > 0:  # none delivered yet: at most as if all came back now
-            rates["cpu"] = self._out.held / self._out.elapsed()
-        if len(rates) < 2:
+        """Samples ``side`` (one process, for "cpu") takes from a line of ``left``; 0 for the GPU: no launch now;
+        None for a process: nothing, the processes' share being under :data:`HYBRID_MIN_SHARE`.
+
+        The GPU takes the ``x`` it would end when the processes end the rest:
+        ``L + x / R = (left - x) / C`` for its launches' latency ``L`` and rate
+        ``R`` (:meth:`launch_model`) and the processes' rate ``C``; a process
+        takes what it runs in half of that time.
+        """
+        model, cpu = self.launch_model(), self.rates().get("cpu")
+        if cpu is None and self._out.elapsed() > 0:  # none delivered yet: at most as if all came back now
+            cpu = self._out.held / self._out.elapsed()
+        if model is None or cpu is None:
             return left // 2 if side == "gpu" else 0
-        both = rates["gpu"] + rates["cpu"]
-        if rates["cpu"] < HYBRID_MIN_SHARE * both:
+        latency, rate = model
+        if cpu < HYBRID_MIN_SHARE * (rate + cpu):
             return left if side == "gpu" else None
+        x = min(float(left), max(0.0, (left / cpu - latency) / (1 / rate + 1 / cpu)))
         if side == "gpu":
-            return int(rates["gpu"] * left / both)
-        return int(rates["cpu"] / self.workers * left / both / 2)
+            return int(x)
+        return int((left - x) / self.workers / 2)
+
+    def launch_model(self):
+        """``(latency, rate)``: a launch of ``S`` samples takes the GPU ``latency + S / rate`` wall seconds, by a
+        least-squares line through this run's launches (None before the first).  A launch lasts as long as its
+        slowest samples, which is most of a small one's time: on an H200, 1,024 quadruped samples took 0.09 s
+        and 196,608 took 0.76 s.  Where the launches' sizes span less than a factor of two (too little to tell a
+        latency from noise), or the line is of another form, the latency is 0."""
+        if not self._launches:
+            return None
+        S, t = np.array(self._launches, dtype=float).T
+        if S.max() >= 2 * S.min():
+            slope, latency = np.polyfit(S, t, 1)
+            if slope > 0 and latency >= 0:
+                return float(latency), float(1 / slope)
+        return 0.0, float(S.sum() / max(t.sum(), 1e-9))
 
     def _delivered(self, side, count, chunk):
         """Count a run of ``count`` samples that ended (0: only its clock stopped).  The GPU's rate is by its
@@ -257,6 +278,7 @@ class Hybrid(Executor):
         if side == "gpu":
             n, t = self._rates.get("gpu", (0, 0.0))
             self._rates["gpu"] = (n + count, t + float(chunk.get("kernel_seconds", 0.0)))
+            self._launches.append((count, float(chunk.get("kernel_seconds", 0.0))))
         n = self._rates.get("cpu", (0, 0.0))[0] + (count if side == "cpu" else 0)
         if self._out.seconds > 0:
             self._rates["cpu"] = (n, self._out.seconds)
@@ -268,11 +290,13 @@ class Hybrid(Executor):
 
     def _gpu_ends_first(self, samples, taken, held):
         """Whether the GPU, from now, would end a processes' run of ``samples`` before they do.  They end it about
-        when they have delivered all they held at its taking, at their rate so far; the GPU takes ``samples`` at
-        its own.  Yes while either rate is unknown, or theirs is 0."""
-        rates = self.rates()
-        cpu, gpu = rates.get("cpu", 0.0), rates.get("gpu", 0.0)
-        return not (cpu and gpu) or time.perf_counter() + samples / gpu < taken + held / cpu
+        when they have delivered all they held at its taking, at their rate so far; the GPU's launch of
+        ``samples`` takes what :meth:`launch_model` says.  Yes while either is unknown, or their rate is 0."""
+        model, cpu = self.launch_model(), self.rates().get("cpu", 0.0)
+        if model is None or not cpu:
+            return True
+        latency, rate = model
+        return time.perf_counter() + latency + samples / rate < taken + held / cpu
 
     @property
     def cores(self):
@@ -283,18 +307,21 @@ class Hybrid(Executor):
         from concurrent.futures.process import BrokenProcessPool
 
         if payload is not self._run:  # a new run: its rates are measured anew
-            self._run, self._rates, self._out = payload, {}, _Clock()
+            self._run, self._rates, self._launches, self._out = payload, {}, [], Clock()
         note_started()
         pool, shipped = local_pool(self.workers), ship(payload)
-        runs = _Runs(_Line(items), self._out)
+        runs = Runs(Line(items), self._out)
 
         def feed(side):
             line = runs.line
             if side == "gpu":
-                item = line.take(min(Cuda.chunk_size, max(self.min_launch, self._want(side, line.left))), front=True)
+                want = self._want(side, line.left)
+                if not (want or runs.busy("cpu")):  # no launch worth it now, but nothing else would end the line
+                    want = line.left
+                item = line.take(min(Cuda.chunk_size, max(self.min_launch, want)), front=True) if want else None
                 if item:
                     runs.add(gpu.submit(fn, payload, *item, device=self.gpu), side, item)
-                else:
+                elif not line.left:
                     runs.back_up(lambda item: gpu.submit(fn, payload, *item, device=self.gpu), self._gpu_ends_first)
             else:
                 want = self._want(side, line.left)
@@ -330,144 +357,6 @@ class Hybrid(Executor):
                 for future in runs.out:
                     future.cancel()
                 wait(runs.out)
-
-
-class _Clock:
-    """Wall seconds while at least one of a side's runs is out, and the samples out now."""
-
-    def __init__(self):
-        self.seconds, self.held, self._out, self._since = 0.0, 0, 0, 0.0
-
-    def start(self, samples):
-        if self._out == 0:
-            self._since = time.perf_counter()
-        self._out, self.held = self._out + 1, self.held + samples
-
-    def stop(self, samples):
-        now = time.perf_counter()
-        self.seconds += now - self._since
-        self._since, self._out, self.held = now, self._out - 1, self.held - samples
-
-    def elapsed(self):
-        """:attr:`seconds`, with the time since the last start or stop if a run is out now."""
-        return self.seconds + (time.perf_counter() - self._since if self._out else 0.0)
-
-
-class _Runs:
-    """A phase's runs out on either side, by future.  The GPU may run again several of the processes' runs as one
-    launch (a back-up); a sample either side delivered is not delivered again."""
-
-    def __init__(self, line, clock):
-        self.line, self.clock = line, clock
-        self.out = {}  # future -> (side, item), in the order taken
-        self.backed = {}  # the processes' future -> the GPU's future that runs it again
-        self.members = {}  # a back-up's future -> the processes' futures it runs again, still out
-        self.skip = {}  # a back-up's future -> (start, count) of the samples the processes delivered first
-        self.taken = {}  # the processes' future -> (when it was taken, the samples they held then, its own too)
-
-    def add(self, future, side, item):
-        self.out[future] = (side, item)
-        if side == "cpu":
-            self.clock.start(int(item[1]))
-            self.taken[future] = (time.perf_counter(), self.clock.held)
-
-    def busy(self, side):
-        """Whether ``side`` has a run out."""
-        return any(s == side for s, _ in self.out.values())
-
-    def back_up(self, submit, worth):
-        """Run again on the GPU the processes' runs still out and not yet run again, consecutive ones as one
-        launch, where ``worth(samples, taken, held)`` (when the run of them taken last was taken, and the samples
-        the processes held then)."""
-        held = sorted((item[0], future) for future, (side, item) in self.out.items()
-                      if side == "cpu" and future not in self.backed)
-        groups = []
-        for start, future in held:
-            if groups and self.out[groups[-1][-1]][1][0] + self.out[groups[-1][-1]][1][1] == start:
-                groups[-1].append(future)
-            else:
-                groups.append([future])
-        for group in groups:
-            items = [self.out[f][1] for f in group]
-            samples = sum(int(item[1]) for item in items)
-            if not worth(samples, *max(self.taken[f] for f in group)):
-                continue
-            item = (int(items[0][0]), samples) if len(items[0]) == 2 else \
-                (int(items[0][0]), samples, np.concatenate([item[2] for item in items]))
-            again = submit(item)
-            self.out[again] = ("gpu", item)
-            self.members[again], self.skip[again] = set(group), []
-            self.backed.update(dict.fromkeys(group, again))
-
-    def finish(self, future):
-        """``(side, [the parts of its chunk to deliver], whether a back-up)`` for a run that ended: none of a run
-        whose samples the other side delivered first.  The processes' runs that a back-up delivered are cancelled
-        and never waited for."""
-        side, item = self.out.pop(future)
-        chunk = future.result()
-        if side == "cpu":
-            self.clock.stop(int(item[1]))
-            again = self.backed.pop(future, None)
-            if again is not None:  # its back-up, still out, is trimmed of it (dropped where nothing is left)
-                self.members[again].discard(future)
-                self.skip[again].append((int(item[0]), int(item[1])))
-            return side, [chunk], False
-        if future not in self.members:
-            return side, [chunk], False
-        for twin in self.members.pop(future):  # the processes' runs it delivered: cancelled, not waited for
-            self.backed.pop(twin)
-            twin.cancel()
-            self.clock.stop(int(self.out.pop(twin)[1][1]))
-        return side, _parts(chunk, int(item[0]), int(item[1]), self.skip.pop(future)), True
-
-
-def _parts(chunk, start, count, skip):
-    """The parts of ``chunk`` (samples ``start .. start + count - 1``) outside the runs ``skip``, each a chunk
-    of its own (its per-sample arrays sliced; its seconds with the first part)."""
-    cuts, parts, at = sorted(skip), [], start
-    for a, n in cuts + [(start + count, 0)]:
-        if a > at:
-            part = {key: value[at - start:a - start] if isinstance(value, np.ndarray) else value
-                    for key, value in chunk.items()}
-            part["start"] = at
-            if parts:
-                part.update({key: 0.0 for key in ("cpu_seconds", "kernel_seconds") if key in part})
-            parts.append(part)
-        at = max(at, a + n)
-    return parts
-
-
-class _Line:
-    """A phase's chunks ``(start, count[, caps])`` in order, taken from either end as runs of consecutive ones."""
-
-    def __init__(self, items):
-        self.items = deque(items)
-        self.left = sum(int(item[1]) for item in self.items)
-
-    def take(self, want, front):
-        """One chunk from the ``front`` (or the back), joined by its consecutive neighbours up to ``want``
-        samples in all; None when the line is empty."""
-        if not self.items:
-            return None
-        pop = self.items.popleft if front else self.items.pop
-        run = [pop()]
-        total = int(run[0][1])
-        while self.items and total + int(self._next(front)[1]) <= want and self._joins(run[-1], front):
-            run.append(pop())
-            total += int(run[-1][1])
-        self.left -= total
-        run = run if front else run[::-1]
-        if len(run[0]) == 2:
-            return int(run[0][0]), total
-        return int(run[0][0]), total, np.concatenate([item[2] for item in run])
-
-    def _next(self, front):
-        return self.items[0] if front else self.items[-1]
-
-    def _joins(self, last, front):
-        """Whether the next chunk on this side continues the run that ends (or, from the back, begins) at ``last``."""
-        nxt = self._next(front)
-        return nxt[0] == last[0] + last[1] if front else nxt[0] + nxt[1] == last[0]
 
 
 def make_executor(n_jobs=1, backend="loky", scheduler=None, *, limit=None):

@@ -216,19 +216,22 @@ def _beside_processes(problem, n, h, N, common, warm=2**16):
     processes, each with a run or two (a failure is recorded, not raised: the case's other numbers stand)."""
     from reach import sample_post_impact_set
     from reach.sampling.executors import make_executor
+    from reach.sampling.gpu import LAUNCHES
 
     try:
         executor = make_executor(-1, backend="cuda+cpu")
         for strategy in ("uniform", "directed"):
             sample_post_impact_set(problem, warm, h, N, executor=executor, **dict(common, strategy=strategy))
         before, backups = dict(executor.samples), executor.backups
+        LAUNCHES.clear()
         result = sample_post_impact_set(problem, n, h, N, executor=executor, **common)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     gpu = executor.samples["gpu"] - before["gpu"]
     return {"processes": executor.workers, "samples_per_s": n / result.metadata["wall_seconds"],
             "gpu_share": gpu / n, "backup_share": (executor.backups - backups) / n,
-            "delivered_per_s": executor.rates(), "selection_s": result.metadata["selection_seconds"]}
+            "delivered_per_s": executor.rates(), "selection_s": result.metadata["selection_seconds"],
+            "launches": launch_summary(list(LAUNCHES)), "launch_model": executor.launch_model()}
 
 
 def recorded_lcps(label, count):
@@ -432,7 +435,8 @@ def format_gpu(report):
                 lines.append(f"- {label}: directed, the GPU beside {both['processes']} processes (cuda+cpu): "
                              f"{both['samples_per_s']:,.0f} samples/s, the GPU ran {both['gpu_share']:.0%} "
                              f"({both.get('backup_share', 0.0):.0%} of them in the processes' place); delivered "
-                             + ", ".join(f"{k} {v:,.0f}/s" for k, v in both.get('delivered_per_s', {}).items()))
+                             + ", ".join(f"{k} {v:,.0f}/s" for k, v in both.get('delivered_per_s', {}).items())
+                             + _launches_line(both))
     e2e = report.get("end-to-end")
     if e2e and "error" not in e2e:
         held = e2e.get("held_out") or {}
@@ -461,6 +465,16 @@ def format_gpu(report):
     builds = sorted({r["build"] for r in report.values() if "build" in r})
     lines += ["", f"Device: {device}; kernels compiled {', '.join(builds) or '(unknown)'}."]
     return "\n".join(lines)
+
+
+def _launches_line(both):
+    """The GPU's launches beside the processes, and the latency and rate fitted to them, as a clause."""
+    launches, model = both.get("launches") or {}, both.get("launch_model")
+    if not launches.get("launches"):
+        return ""
+    text = (f"; {launches['launches']} launches of {launches['samples_min']:,}–{launches['samples_max']:,} samples "
+            f"(median {launches['samples_median']:,.0f}), {launches['kernel_s']:.2f} s of kernel")
+    return text + (f", fitted {model[0] * 1e3:.0f} ms + samples / {model[1]:,.0f}/s a launch" if model else "")
 
 
 def format_layouts(rows):

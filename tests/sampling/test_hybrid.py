@@ -6,6 +6,8 @@ that runs the CPU's kernel, so that no GPU is needed and the outcomes are
 known; the simulator's test runs the real :class:`reach.sampling.gpu.Gpu`.
 """
 
+import time
+
 import numpy as np
 import pytest
 from helpers import CpuDevice, PatientDevice, slow_on_the_cpu
@@ -123,13 +125,13 @@ def test_at_a_phases_end_the_gpu_runs_again_what_the_processes_still_hold():
 def test_a_back_up_delivers_only_the_samples_the_processes_have_not():
     from concurrent.futures import Future
 
-    from reach.sampling.executors import _Clock, _Line, _Runs
+    from reach.sampling.sharing import Clock, Line, Runs
 
     def chunk(start, count):
         return {"start": start, "lcp_solves": np.arange(start, start + count), "paths": np.arange(min(count, 3)),
                 "kernel_seconds": 1.0}
 
-    runs, cpu = _Runs(_Line([]), _Clock()), [Future() for _ in range(4)]
+    runs, cpu = Runs(Line([]), Clock()), [Future() for _ in range(4)]
     for future, start in zip(cpu, (3072, 2048, 1024, 5120)):  # three consecutive runs, and one apart
         runs.add(future, "cpu", (start, 1024))
     launched = {}
@@ -170,9 +172,30 @@ def test_processes_that_have_delivered_nothing_yet_are_rated_as_if_all_they_hold
     assert hybrid._want("gpu", 2**19) == int(2**18 / 0.11 * 2**19 / (2**18 / 0.11 + 30 * 1024 / 0.01))
 
 
-def test_the_gpu_backs_up_a_processes_run_only_where_it_would_end_it_first():
-    import time
+def test_the_gpus_launches_are_modelled_as_a_latency_and_a_rate_and_sized_by_both():
+    hybrid = Hybrid(15, device=CpuDevice())
+    assert hybrid.launch_model() is None
+    hybrid._delivered("gpu", 196_608, {"kernel_seconds": 0.76})  # one size: a rate alone
+    assert hybrid.launch_model() == (0.0, 196_608 / 0.76)
+    hybrid._delivered("gpu", 131_072, {"kernel_seconds": 0.76})  # sizes within 2x: too close to tell a latency
+    assert hybrid.launch_model() == (0.0, (196_608 + 131_072) / 1.52)
+    hybrid._launches.pop()
+    hybrid._delivered("gpu", 1024, {"kernel_seconds": 0.09})  # the H200's quadruped launches: 0.09 s for 1,024
+    latency, rate = hybrid.launch_model()
+    assert latency == pytest.approx(0.09 - 1024 * 0.67 / 195_584) and rate == pytest.approx(195_584 / 0.67)
+    hybrid._out.seconds = 1.0
+    hybrid._delivered("cpu", 133_000, {})  # the 15 processes: 133 k samples/s
+    x = (196_608 / 133_000 - latency) / (1 / rate + 1 / 133_000)  # it ends when the processes end the rest
+    assert hybrid._want("gpu", 196_608) == int(x) and latency + x / rate == pytest.approx((196_608 - x) / 133_000)
+    assert hybrid._want("cpu", 196_608) == int((196_608 - x) / 15 / 2)
+    assert hybrid._want("gpu", 8192) == 0  # the processes end 8,192 samples before a launch would: no launch
+    assert hybrid._want("cpu", 8192) == 8192 // 15 // 2
+    now = time.perf_counter()
+    assert not hybrid._gpu_ends_first(1024, now, 10_000)  # theirs is due in 75 ms, a launch takes more than 90 ms
+    assert hybrid._gpu_ends_first(1024, now, 20_000)
 
+
+def test_the_gpu_backs_up_a_processes_run_only_where_it_would_end_it_first():
     hybrid = Hybrid(2, device=CpuDevice())
     now = time.perf_counter()
     assert hybrid._gpu_ends_first(1024, now, 4096)  # no rates yet: it backs up

@@ -3,7 +3,7 @@
 from helpers import under_the_simulator
 
 from reach.kernels.warp import LAYOUTS
-from reach.tools.bench_gpu import format_gpu, format_layouts
+from reach.tools.bench_gpu import format_gpu, format_layouts, launch_summary
 
 
 def _row(rates):
@@ -61,6 +61,7 @@ def test_the_gpu_beside_processes_is_measured_and_a_failure_is_recorded(monkeypa
     assert row["processes"] == 1 and row["samples_per_s"] > 0 and 0 < row["gpu_share"] <= 1, row
     assert 0 <= row["backup_share"] <= row["gpu_share"], row  # what the GPU ran in the processes' place
     assert row["delivered_per_s"]["gpu"] > 0, row  # samples per wall second of its launches, as delivered
+    assert row["launch_model"][1] > 0 and row["launches"] == {"launches": 0}  # a stand-in: no launches recorded
 
     def no_gpu(n_jobs, backend):
         raise ValueError("no CUDA GPU here")
@@ -112,6 +113,10 @@ def test_the_report_gives_each_schedules_kernel_rate_and_their_ratio():
                                          "backup_share": 0.02, "delivered_per_s": {"gpu": 2.6e6, "cpu": 1.2e5}}
     assert "the GPU beside 15 processes (cuda+cpu): 2,500,000 samples/s, the GPU ran 97% (2% of them in the " \
            "processes' place); delivered gpu 2,600,000/s, cpu 120,000/s" in format_gpu({"quadruped": case})
+    case["directed_beside_processes"].update(launches=launch_summary([(1024, 0.09), (196_608, 0.76), (7168, 0.16)]),
+                                             launch_model=(0.0865, 291_916.0))
+    assert "cpu 120,000/s; 3 launches of 1,024–196,608 samples (median 7,168), 1.01 s of kernel, fitted 86 ms + " \
+           "samples / 291,916/s a launch" in format_gpu({"quadruped": case})
 
 
 def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypatch):
@@ -135,7 +140,7 @@ def test_kernel_resources_names_each_kernel_of_the_lcp_size_by_its_key(monkeypat
 
 
 def test_a_runs_launches_are_summed_up_with_the_small_ones_apart():
-    from reach.tools.bench_gpu import SMALL_LAUNCH, launch_summary
+    from reach.tools.bench_gpu import SMALL_LAUNCH
 
     summary = launch_summary([(100, 0.5), (4 * SMALL_LAUNCH, 1.0), (SMALL_LAUNCH - 1, 0.25), (SMALL_LAUNCH, 0.125)])
     assert summary == {"launches": 4, "samples_min": 100, "samples_median": SMALL_LAUNCH - 0.5,
