@@ -321,7 +321,8 @@ def end_to_end(samples=END_TO_END_SAMPLES, repeats=2):
     beside = {}
     try:  # the same, with every core but one beside the GPU
         both = make_executor(-1, backend="cuda+cpu")
-        sample_post_impact_set(problem, min(2**14, samples), h, N, executor=both)  # starts the processes
+        for strategy in ("uniform", "directed"):  # starts the processes, each with a run or two
+            sample_post_impact_set(problem, min(2**16, samples), h, N, executor=both, strategy=strategy)
         walls_both = []
         for _ in range(repeats):
             t = time.perf_counter()
