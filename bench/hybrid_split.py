@@ -49,7 +49,7 @@ class EmulatedGpu:
 
     def __init__(self, arrays, rate, latency=0.0):
         self.arrays, self.rate, self.latency = arrays, rate, latency
-        self.samples = 0
+        self.samples = self.launches = 0
 
     def describe(self):
         return f"an emulated GPU of {self.rate:,.0f} samples/s"
@@ -62,6 +62,7 @@ class EmulatedGpu:
         S = count if P is None else P.shape[0]
         fields = {name: self.arrays[name][first_index:first_index + S].copy() for name in SAMPLE_FIELDS}
         self.samples += S
+        self.launches += 1
         time.sleep(max(0.0, self.latency + S / self.rate - (time.perf_counter() - t)))
         nv = plan.problem.nv
         return SampleOutput(**fields, paths=np.full((keep, path_rows, nv), np.nan), path_len=np.zeros(keep, np.int64))
@@ -123,6 +124,8 @@ def main():
             if side == "both":
                 run["gpu_share"] = executor.samples["gpu"] / args.samples
                 run["backup_share"] = getattr(executor, "backups", 0) / args.samples
+            if side != "cpu":
+                run["gpu_launches"] = device.launches
             runs[side].append(run)
     median = {side: {k: float(np.median([r[k] for r in rs])) for k in rs[0]} for side, rs in runs.items()}
     rates = {side: args.samples / m["wall_s"] for side, m in median.items()}
