@@ -228,6 +228,10 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
                                             lambda count: run_chunk(plan, 0, count)["kernel_seconds"])
     else:
         serial_estimate = None
+    if executor is None:  # before the checkpoint: a run that cannot start (no GPU, say) leaves none behind
+        executor = make_executor(n_jobs, backend, scheduler, limit=settings.n_samples)
+    else:
+        n_jobs, backend = executor.workers, executor.name  # what the metadata records
     acc = Accumulator(problem, settings)
     ckpt, done = None, None
     if checkpoint is not None:
@@ -236,10 +240,6 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
         for chunk in ckpt.load_chunks():
             acc.add(chunk)
             done[chunk["start"]:chunk["start"] + len(chunk["lcp_solves"])] = True
-    if executor is None:
-        executor = make_executor(n_jobs, backend, scheduler, limit=settings.n_samples)
-    else:
-        n_jobs, backend = executor.workers, executor.name  # what the metadata records
     run_plan = plan_run(settings, executor.workers, done=done, chunk_size=executor.chunk_size,
                         taper=executor.tapers)
     wall0 = time.perf_counter()

@@ -245,10 +245,12 @@ def test_reach_run_gpu_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys):
 
     if gpu_available():
         pytest.skip("this machine has a GPU")
-    code = main(["run", "rocking-block", "--gpu", "--samples", "256", "--no-plot", "--no-progress",
-                 "--out", str(tmp_path / "set.npz")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+    for fixed in ([], ["--fixed"]):  # sampled to a coverage, and one fixed, checkpointed budget
+        code = main(["run", "rocking-block", "--gpu", "--samples", "256", "--no-plot", "--no-progress",
+                     "--out", str(tmp_path / "set.npz"), *fixed])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+        assert not any(tmp_path.iterdir())  # no checkpoint left behind to stop the next run
 
 
 def test_a_gpu_plan_cuts_each_phase_into_as_few_equal_chunks_as_its_chunk_size_allows():

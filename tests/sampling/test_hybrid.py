@@ -67,10 +67,12 @@ def test_reach_run_with_the_hybrid_backend_without_a_gpu_is_one_line_and_exit_2(
 
     if gpu_available():
         pytest.skip("this machine has a GPU")
-    code = main(["run", "rocking-block", "--backend", "cuda+cpu", "--n-jobs", "2", "--samples", "256", "--no-plot",
-                 "--no-progress", "--out", str(tmp_path / "set.npz")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+    for fixed in ([], ["--fixed"]):  # sampled to a coverage, and one fixed, checkpointed budget
+        code = main(["run", "rocking-block", "--backend", "cuda+cpu", "--n-jobs", "2", "--samples", "256", "--no-plot",
+                     "--no-progress", "--out", str(tmp_path / "set.npz"), *fixed])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and "no CUDA GPU" in err[0]
+        assert not any(tmp_path.iterdir())  # no checkpoint left behind to stop the next run
 
 
 class ReplayDevice(CpuDevice):
