@@ -232,6 +232,7 @@ class Hybrid(Executor):
         self._run = None  # the plan whose chunks the rates below were measured on
         self._rates = {}  # side -> (samples delivered, wall seconds)
         self._launches = []  # the GPU's launches in that run: (samples, wall seconds)
+        self._model = None  # launch_model() of those launches, once fitted
         self._out = Clock()  # wall seconds that any of the processes' runs was out
 
     def _want(self, side, left):
@@ -262,14 +263,14 @@ class Hybrid(Executor):
         slowest samples, which is most of a small one's time: on an H200, 1,024 quadruped samples took 0.09 s
         and 196,608 took 0.76 s.  Where the launches' sizes span less than a factor of two (too little to tell a
         latency from noise), or the line is of another form, the latency is 0."""
-        if not self._launches:
-            return None
-        S, t = np.array(self._launches, dtype=float).T
-        if S.max() >= 2 * S.min():
-            slope, latency = np.polyfit(S, t, 1)
-            if slope > 0 and latency >= 0:
-                return float(latency), float(1 / slope)
-        return 0.0, float(S.sum() / max(t.sum(), 1e-9))
+        if self._model is None and self._launches:  # fitted once a launch, not on each delivery of the processes
+            S, t = np.array(self._launches, dtype=float).T
+            self._model = 0.0, float(S.sum() / max(t.sum(), 1e-9))
+            if S.max() >= 2 * S.min():
+                slope, latency = np.polyfit(S, t, 1)
+                if slope > 0 and latency >= 0:
+                    self._model = float(latency), float(1 / slope)
+        return self._model
 
     def _delivered(self, side, count, chunk):
         """Count a run of ``count`` samples that ended (0: only its clock stopped).  The GPU's rate is by its
@@ -279,6 +280,7 @@ class Hybrid(Executor):
             n, t = self._rates.get("gpu", (0, 0.0))
             self._rates["gpu"] = (n + count, t + float(chunk.get("kernel_seconds", 0.0)))
             self._launches.append((count, float(chunk.get("kernel_seconds", 0.0))))
+            self._model = None
         n = self._rates.get("cpu", (0, 0.0))[0] + (count if side == "cpu" else 0)
         if self._out.seconds > 0:
             self._rates["cpu"] = (n, self._out.seconds)
@@ -307,7 +309,7 @@ class Hybrid(Executor):
         from concurrent.futures.process import BrokenProcessPool
 
         if payload is not self._run:  # a new run: its rates are measured anew
-            self._run, self._rates, self._launches, self._out = payload, {}, [], Clock()
+            self._run, self._rates, self._launches, self._model, self._out = payload, {}, [], None, Clock()
         note_started()
         pool, shipped = local_pool(self.workers), ship(payload)
         runs = Runs(Line(items), self._out)

@@ -4,7 +4,7 @@ A phase's chunks wait in a :class:`Line`, taken from either end as runs of
 consecutive chunks; :class:`Runs` keeps the runs out on either side, and the
 GPU's back-ups of the processes' runs (:meth:`Runs.back_up`), so that a
 sample either side delivered first is not delivered again
-(:func:`parts_outside`); a :class:`Clock` keeps the wall seconds that any of
+(:func:`parts_outside`); :func:`joined` makes one item of consecutive ones; a :class:`Clock` keeps the wall seconds that any of
 the processes' runs was out, by which their rate is measured.
 """
 
@@ -16,7 +16,7 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["Clock", "Runs", "Line", "parts_outside"]
+__all__ = ["Clock", "Runs", "Line", "joined", "parts_outside"]
 
 
 class Clock:
@@ -79,11 +79,9 @@ class Runs:
                 groups.append([future])
         for group in groups:
             items = [self.out[f][1] for f in group]
-            samples = sum(int(item[1]) for item in items)
-            if not worth(samples, *max(self.taken[f] for f in group)):
+            if not worth(sum(int(item[1]) for item in items), *max(self.taken[f] for f in group)):
                 continue
-            item = (int(items[0][0]), samples) if len(items[0]) == 2 else \
-                (int(items[0][0]), samples, np.concatenate([item[2] for item in items]))
+            item = joined(items)
             again = submit(item)
             self.out[again] = ("gpu", item)
             self.members[again], self.skip[again] = set(group), []
@@ -109,6 +107,14 @@ class Runs:
             twin.cancel()
             self.clock.stop(int(self.out.pop(twin)[1][1]))
         return side, parts_outside(chunk, int(item[0]), int(item[1]), self.skip.pop(future)), True
+
+
+def joined(items):
+    """Consecutive items ``(start, count[, caps])``, in order, as one: ``(start, total[, their caps])``."""
+    total = sum(int(item[1]) for item in items)
+    if len(items[0]) == 2:
+        return int(items[0][0]), total
+    return int(items[0][0]), total, np.concatenate([item[2] for item in items])
 
 
 def parts_outside(chunk, start, count, skip):
@@ -146,10 +152,7 @@ class Line:
             run.append(pop())
             total += int(run[-1][1])
         self.left -= total
-        run = run if front else run[::-1]
-        if len(run[0]) == 2:
-            return int(run[0][0]), total
-        return int(run[0][0]), total, np.concatenate([item[2] for item in run])
+        return joined(run if front else run[::-1])
 
     def _next(self, front):
         return self.items[0] if front else self.items[-1]
