@@ -47,7 +47,7 @@ def enumerate_kernel(M, q, out, tol):
     for i in range(n):
         qscale = max(qscale, abs(q[i]))
     for mask in range(1 << n):
-        k = 0
+        k = np.int64(0)  # typed, not a literal 0: its callees compile once
         for i in range(n):
             if (mask >> i) & 1:
                 members[k] = i
@@ -141,7 +141,7 @@ def basis_point(Ms, qs, col_scale, mask, members, A, b, x, z):
     numerically singular.
     """
     n = qs.shape[0]
-    k = 0
+    k = np.int64(0)  # typed, not a literal 0: its callees compile once
     for i in range(n):
         if (mask >> i) & 1:
             members[k] = i

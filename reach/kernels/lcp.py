@@ -346,7 +346,7 @@ def lemke_kernel(Ms, qs, d, opts, T, basis, z):
         T[i, z0] = -d[i]
         T[i, rhs] = qs[i]
         basis[i] = i
-    r = _ratio_test(T, n, z0, -1.0, basis, -1, sigma, opts.pivot_tol, opts.tie_tol)
+    r = _ratio_test(T, n, z0, -1.0, basis, np.int64(-1), sigma, opts.pivot_tol, opts.tie_tol)
     _pivot(T, r, z0, n)
     _clamp_rhs(T, n)
     leaving = basis[r]

@@ -55,7 +55,7 @@ MODES = 7
 def piece_count(m):
     """``MODES ** m`` by multiplications (Numba compiles an integer power with a float ``pow`` for
     negative exponents, which on a GPU is libdevice's)."""
-    total = 1
+    total = np.int64(1)  # typed, not a literal 1: its callees compile once
     for _ in range(m):
         total *= MODES
     return total

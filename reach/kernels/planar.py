@@ -182,7 +182,7 @@ def piece_holds(W, inv, m, code, modes, contacts, tol, work, x, tabled):
 @kernel(inline="always")
 def _step_vector(m, vn0, vt0, lam, s):
     """``s = [v_n0; v_t0; lambda_max]`` of the step, and its contacts capped at 0 as bits."""
-    zero_mask = 0
+    zero_mask = np.int64(0)  # typed, not a literal 0: its callees compile once
     for i in range(m):
         s[i], s[m + i], s[2 * m + i] = vn0[i], vt0[i], lam[i]
         if lam[i] == 0.0:

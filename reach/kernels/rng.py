@@ -28,18 +28,21 @@ __all__ = ["splitmix64", "stream_state", "uniform_at", "hashed_uniform", "unifor
            "log_uniform_fill", "portable_exp", "portable_log", "CAPS_STREAM", "COVERING_STREAM", "FALLBACK_STREAM", "PICK_STREAM", "WALK_STREAM",
            "RETRY_STREAM"]
 
+# The streams are np.int64, not int: a kernel types a global int as a literal, and a callee given a literal
+# compiles once more for it (each stream a compile of its own).
+
 #: Stream of the caps drawn by counter-based random numbers.
-CAPS_STREAM = 0
+CAPS_STREAM = np.int64(0)
 #: Stream of the random covering vectors of ``solution_choice="random"``.
-COVERING_STREAM = 1
+COVERING_STREAM = np.int64(1)
 #: Stream of the random starts of the enumeration fallback.
-FALLBACK_STREAM = 2
+FALLBACK_STREAM = np.int64(2)
 #: Stream of the uniform pick among a step's distinct v'.
-PICK_STREAM = 3
+PICK_STREAM = np.int64(3)
 #: Stream of the covering vector of a step's hop (``solution_choice="walk"``).
-WALK_STREAM = 4
+WALK_STREAM = np.int64(4)
 #: First stream of the retries with other covering vectors (one per retry).
-RETRY_STREAM = 16
+RETRY_STREAM = np.int64(16)
 
 
 @kernel

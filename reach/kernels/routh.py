@@ -185,14 +185,15 @@ def robust_step(data, v, lam, opts, choice, work, sample, step, v_next):
     covering_tries = 2 + opts.retries
     attempt = 0
     solves = 0
+    first, other = np.int64(0), np.int64(CHOICE_RANDOM)  # typed, not literals: fill_covering compiles once
     while True:
         if attempt == 0 or attempt == covering_tries:  # the last try: the first covering vector, strict ties
-            fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, 0)
+            fill_covering(d, choice, opts.covering_ratio, opts.seed, sample, step, first)
         elif attempt == 1:  # the other of ones and the step's random covering vector
-            fill_covering(d, CHOICE_RANDOM if choice == CHOICE_FIRST else CHOICE_FIRST, opts.covering_ratio,
-                          opts.seed, sample, step, 0)
+            fill_covering(d, other if choice == CHOICE_FIRST else CHOICE_FIRST, opts.covering_ratio,
+                          opts.seed, sample, step, first)
         else:
-            fill_covering(d, CHOICE_RANDOM, opts.covering_ratio, opts.seed, sample, step, attempt - 1)
+            fill_covering(d, other, opts.covering_ratio, opts.seed, sample, step, attempt - 1)
         lemke_opts = opts.lemke_strict if attempt == covering_tries else opts.lemke
         status, pivots, res = routh_step_kernel(data, v, lam, d, opts, lemke_opts, work, v_next)
         solves += 1

@@ -107,7 +107,7 @@ def _scramble(V, seed, out, shift):
                 row = (np.uint64(1) << pos) | (_random_bits(seed, d, r) & above)
                 y |= _parity(row & v) << pos
             out[d, k] = y
-        shift[d] = _random_bits(seed, d, BITS)
+        shift[d] = _random_bits(seed, d, np.int64(BITS))  # typed, as r above: one compile
 
 
 @lru_cache(maxsize=32)

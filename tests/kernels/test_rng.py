@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from reach.kernels.rng import COVERING_STREAM, RETRY_STREAM, hashed_uniform, stream_state, uniform_at, uniform_block
+from reach.kernels.rng import (CAPS_STREAM, COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RETRY_STREAM, WALK_STREAM,
+                               hashed_uniform, stream_state, uniform_at, uniform_block)
 from reach.kernels.routh import CHOICE_RANDOM, fill_covering
 
 
@@ -56,3 +57,24 @@ def test_portable_exp_and_log_are_accurate_and_call_no_math_library():
     for f in (portable_exp, portable_log):
         ir = "\n".join(f.inspect_llvm().values())
         assert not any(f"@{name}(" in ir or f"@llvm.{name}." in ir for name in ("exp", "log", "pow")), f
+
+
+
+def test_a_kernel_types_every_stream_alike_so_stream_state_compiles_once():
+    """A kernel types a global int as a literal, and a callee compiles once more for each literal it is given
+    (bench/compile_profile.py counted four ``stream_state`` and two ``hashed_uniform``); the streams are np.int64."""
+    import numba
+
+    @numba.njit(cache=False)
+    def every_stream(seed, index):  # the streams as the kernels name them: globals of their module
+        return (stream_state(seed, CAPS_STREAM, index) ^ stream_state(seed, COVERING_STREAM, index)
+                ^ stream_state(seed, FALLBACK_STREAM, index) ^ stream_state(seed, PICK_STREAM, index)
+                ^ stream_state(seed, WALK_STREAM, index) ^ stream_state(seed, RETRY_STREAM, index))
+
+    streams = (CAPS_STREAM, COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, WALK_STREAM, RETRY_STREAM)
+    assert len(set(map(int, streams))) == len(streams)
+    expected = 0
+    for stream in streams:
+        expected ^= int(stream_state(3, int(stream), 11))
+    assert int(every_stream(3, 11)) == expected
+    assert not [sig for sig in stream_state.signatures if any(isinstance(t, numba.types.Literal) for t in sig)]
