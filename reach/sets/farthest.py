@@ -155,9 +155,12 @@ class Climb(NamedTuple):
             if keep is not None:
                 stored.append((start, Q))
             start += per_round
+            # a child nearer than every parent cannot be a parent next (the sort keeps the parents first on a tie):
+            # only the others' distances are measured (-inf: not kept, or nearer)
+            floor = distance.min() if len(distance) >= self.parents else -np.inf
             d = np.full(per_round, -np.inf)
             if ok.any():
-                d[ok] = np.atleast_1d(result.distance_to(velocities[ok], workers=cores))
+                d[ok] = result.distance_beyond(velocities[ok], floor, workers=cores)
             pool = np.concatenate([distance, d])  # the parents, then every child (-inf: not kept)
             top = np.argsort(-pool, kind="stable")[:self.parents]
             top = top[np.isfinite(pool[top])]

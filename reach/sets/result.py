@@ -28,6 +28,9 @@ __all__ = ["PostImpactSet", "SetStatus", "SamplingWarning"]
 FORMAT_VERSION = 2
 #: Below this fraction of kept samples a set is flagged (status FEW_KEPT).
 FEW_KEPT_FRACTION = 0.5
+#: :meth:`PostImpactSet.distance_beyond`'s first query may stop at a neighbour up to ``1 + APPROXIMATE_EPS`` times as
+#: far as the nearest (an upper bound on the distance, cheap to find for a far point).
+APPROXIMATE_EPS = 1.0
 
 
 class SamplingWarning(RuntimeWarning):
@@ -185,6 +188,32 @@ class PostImpactSet:
             raise ValueError("the set is empty: no sample ended non-colliding.")
         dist, _ = self._tree().query(self._as_points(v), workers=workers)
         return dist
+
+    def distance_beyond(self, v, floor, *, workers=1):
+        """:meth:`distance_to` of each of ``v`` (k, nv) that lies at least ``floor`` from the set; ``-inf`` for
+        the others (they lie nearer than ``floor``).
+
+        A search for the farthest outcomes (:mod:`reach.sets.farthest`) needs
+        the exact distance of those alone.  A point far from every outcome
+        costs a kd-tree the most: it must rule out every cell its ball meets.
+        So each point is first queried for a neighbour at most
+        ``1 + APPROXIMATE_EPS`` times as far as the nearest (scipy's ``eps``),
+        whose distance bounds the point's from above, and only the points whose
+        bound reaches ``floor`` are queried exactly: the same distances, bit
+        for bit, where they are at least ``floor``.  On the climb of a
+        2^20-sample quadruped set (random choice), where all but 0.2-1.2 % of
+        each round's children lie nearer than its parents, the queries took
+        1.5-1.8 s instead of 10.1-10.4 s on two threads
+        (``bench/climb-queries.log``).
+        """
+        points = np.atleast_2d(self._as_points(v))
+        tree = self._tree()
+        bound, _ = tree.query(points, eps=APPROXIMATE_EPS, workers=workers)
+        out = np.full(len(points), -np.inf)
+        near = bound < floor
+        if not near.all():
+            out[~near], _ = tree.query(points[~near], workers=workers)
+        return out
 
     def contains(self, v, tol):
         """Whether ``v`` lies within ``tol`` (contact-velocity coordinates) of some outcome."""

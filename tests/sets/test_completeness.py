@@ -116,6 +116,34 @@ def test_the_climb_to_the_farthest_is_reproducible_and_only_grows():
     assert one["max"] > start  # the climb goes beyond the held-out search's own farthest
 
 
+def test_the_climb_measures_only_the_children_that_could_be_parents(monkeypatch):
+    """A child nearer than every parent is not measured exactly (PostImpactSet.distance_beyond): the climb is the
+    one that measures every child, bit for bit."""
+    import scenarios
+    from reach import PostImpactSet
+    from reach.sets.completeness import held_out_settings
+    from reach.sets.farthest import farthest_search
+    from reach.sets.run import run_sampling
+
+    s = scenarios.get("disk-stack")
+    result = sample_post_impact_set(s.problem, 2**11, s.h, s.N, completeness=False, seed=3)
+    held = run_sampling(s.problem, held_out_settings(result.settings), keep_caps=True, warn=False)
+    skipped = []
+    beyond = PostImpactSet.distance_beyond
+
+    def counted(self, v, floor, *, workers=1):
+        d = beyond(self, v, floor, workers=workers)
+        skipped.append(int(np.count_nonzero(d == -np.inf)))
+        return d
+
+    monkeypatch.setattr(PostImpactSet, "distance_beyond", counted)
+    filtered = farthest_search(result, held, 512)
+    monkeypatch.setattr(PostImpactSet, "distance_beyond",
+                        lambda self, v, floor, *, workers=1: np.atleast_1d(self.distance_to(v, workers=workers)))
+    assert farthest_search(result, held, 512) == filtered
+    assert sum(skipped) > 0
+
+
 def test_held_out_distances_are_measured_once_and_are_the_sets_distances():
     """The held-out outcomes' distances, measured once for the gap, the climb and the frontier, are those of
     ``distance_to`` bit for bit, whichever were known already; the estimate is the same with them given."""

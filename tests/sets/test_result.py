@@ -70,3 +70,20 @@ def test_a_tree_built_in_the_background_gives_the_same_distances(block):
     probes = np.random.default_rng(4).normal(size=(300, block.problem.nv))
     assert np.array_equal(fresh.distance_to(probes), block.distance_to(probes))
     assert np.array_equal(fresh.distance_to(probes, workers=2), block.distance_to(probes))
+
+
+def test_distance_beyond_is_distance_to_wherever_it_reaches_the_floor(block):
+    """The far points' distances, bit for bit; a point nearer than the floor may come back -inf (not measured)."""
+    rng = np.random.default_rng(5)
+    near = block.velocities[rng.integers(0, len(block), 300)] + 1e-3 * rng.normal(size=(300, block.problem.nv))
+    far = block.velocities[rng.integers(0, len(block), 100)] + rng.normal(size=(100, block.problem.nv))
+    probes = np.vstack([near, far])
+    exact = block.distance_to(probes)
+    floor = float(np.quantile(exact, 0.8))
+    got = block.distance_beyond(probes, floor, workers=2)
+    beyond = exact >= floor
+    assert np.array_equal(got[beyond], exact[beyond])
+    measured = np.isfinite(got)
+    assert np.array_equal(got[measured], exact[measured])
+    assert np.all(got[~measured] == -np.inf) and (~measured).sum() > 200  # most near points were not measured
+    assert np.array_equal(block.distance_beyond(probes, -np.inf), exact)
