@@ -21,6 +21,10 @@
 #                                      # samples and the estimate) on the GPU, where its host seconds go, about two
 #                                      # minutes after the default part in the same call (its compiled kernels):
 #                                      # $OUT/e2e-profile.log, $OUT/log-e2e
+#   PARTS=coverage bash bench/device.sh  # bench/gpu_coverage.py --real: the coverage-driven run (`reach run NAME --gpu`,
+#                                      # doubling from 4,096 samples) of the quadruped and the disk stack on the GPU
+#                                      # alone, beside 15 processes and on 16 processes alone, every launch recorded,
+#                                      # about four minutes on a fresh machine: $OUT/coverage-*.json, $OUT/log-coverage
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
 # reach.kernels.warp) and the variants of the bench's TUNING_SWEEP, all at the same time, and Numba caches
@@ -31,7 +35,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-case $PARTS in bisect | e2e | host | lemke | caps | hybrid) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
+case $PARTS in bisect | e2e | host | lemke | caps | hybrid | coverage) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -142,6 +146,20 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     timeout 300 python3 -W ignore bench/hybrid_device.py --repeats 2 "${old[@]}" ${HYBRID_ARGS:-} --json "$OUT/hybrid.json" \
       || echo "the hybrid comparison ended with $?"
     date -u
+  elif [[ $PARTS == coverage ]]; then  # the kernels a directed set needs, compiled at once, then each case's run
+    warm > "$OUT/warm.log" 2>&1 &
+    for c in disk-stack quadruped; do
+      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" >> "$OUT/compile.log" 2>&1 &
+      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1" >> "$OUT/compile.log" 2>&1 &
+    done
+    wait
+    grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+    date -u
+    for c in ${COVERAGE_CASES:-quadruped disk-stack}; do
+      timeout 240 env PYTHONPATH=".:bench" python3 -W ignore bench/gpu_coverage.py --case $c --real \
+        --backends cuda cuda+cpu loky --json "$OUT/coverage-$c.json" || echo "the $c coverage run ended with $?"
+      date -u
+    done
   elif [[ $PARTS == e2e ]]; then  # the end-to-end run on the GPU, cProfiled (after the default part: its caches)
     timeout 300 python3 -W ignore bench/gpu_directed_host.py --case quadruped --samples 1048576 --estimate \
       --repeats 2 --profile --real > "$OUT/e2e-profile.log" 2>&1 || echo "the profiled end-to-end run ended with $?"
@@ -173,7 +191,8 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   wait
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
-  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e && $PARTS != hybrid ]]; then
+  if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e && $PARTS != hybrid \
+        && $PARTS != coverage ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
