@@ -29,12 +29,15 @@ from pathlib import Path
 import numpy as np
 
 import reach.sampling.gpu as gpu_module
+import reach.sets.build as build
 from reach.sampling.gpu import Gpu
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import HELD_OUT_SEED_OFFSET
 from reach.tools.bench_gpu import problem_case
 from gpu_directed_host import ReplayDevice  # bench/, beside this script
 
+#: The library's :data:`reach.sets.build.HELD_OUT_BESIDE_GPU`.
+BESIDE = build.HELD_OUT_BESIDE_GPU
 #: Launches of 2^15 samples or fewer count as small (as ``reach bench --gpu`` counts them).
 SMALL = 2**15
 
@@ -42,8 +45,8 @@ SMALL = 2**15
 class Recording:
     """A device (a :class:`Gpu` or a stand-in) whose launches are recorded: ``(part, samples, seconds)``."""
 
-    def __init__(self, device, launches, seed):
-        self.device, self.launches, self.seed = device, launches, seed
+    def __init__(self, device, launches, seed, pace=None):
+        self.device, self.launches, self.seed, self.pace = device, launches, seed, pace
 
     def __getattr__(self, name):
         return getattr(self.device, name)
@@ -51,6 +54,8 @@ class Recording:
     def run(self, plan, P, first_index, keep, path_rows, count=None):
         t = time.perf_counter()
         out = self.device.run(plan, P, first_index, keep, path_rows, count=count)
+        if self.pace is not None:  # --sleep: the launch takes what an H200's took
+            time.sleep(max(0.0, self.pace(len(out.lcp_solves)) - (time.perf_counter() - t)))
         s = plan.settings
         if s.seed == self.seed:
             part = "set"
@@ -88,9 +93,9 @@ def digest(result):
     return h.hexdigest()[:16]
 
 
-def run_once(problem, h, N, backend, args, launches, make_device):
+def run_once(problem, h, N, backend, args, launches, make_device, pace=None):
     """One coverage-driven run on ``backend``; its summary."""
-    gpu_module.Gpu = lambda: Recording(make_device(), launches, args.seed)  # what Cuda() and Hybrid() make
+    gpu_module.Gpu = lambda: Recording(make_device(), launches, args.seed, pace)  # what Cuda() and Hybrid() make
     try:
         t, c = time.perf_counter(), time.process_time()
         result = sample_to_coverage(problem, h, N, max_samples=args.max_samples, seed=args.seed,
@@ -116,6 +121,36 @@ def launch_summary(launches, seconds=None):
             for (part, size), (n, s, t) in sorted(rows.items())}
 
 
+def timed_run(problem, h, N, backend, beside, args, make_device, pace):
+    """One timed run (``beside``: the rounds' held-out searches on the cores while the GPU runs the set, as the
+    library does; else on the GPU after it, as before); its summary, launches included."""
+    launches, saved = [], build.HELD_OUT_BESIDE_GPU
+    build.HELD_OUT_BESIDE_GPU = saved if beside else None
+    try:
+        if args.profile:
+            import cProfile
+            import pstats
+
+            profile = cProfile.Profile()
+            row = profile.runcall(run_once, problem, h, N, backend, args, launches, make_device, pace)
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        else:
+            row = run_once(problem, h, N, backend, args, launches, make_device, pace)
+    finally:
+        build.HELD_OUT_BESIDE_GPU = saved
+    row["held_out"] = "beside the GPU" if beside else "on the GPU"
+    row["launches"] = launch_summary(launches)
+    if not args.real:
+        seconds = h200_launch_seconds(args.case)
+        row["launches_h200"] = launch_summary(launches, seconds)
+        if not args.sleep:
+            stand_in = sum(t for *_, t in launches)
+            row["host_s"] = row["wall_s"] - stand_in
+            row["predicted_h200_s"] = row["host_s"] + sum(seconds(S) for _, _, S, _ in launches)
+    row["launch_sizes"] = [(part, n, S, round(t, 4)) for part, n, S, t in launches]
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default="quadruped")
@@ -124,39 +159,41 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--real", action="store_true", help="this machine's GPU instead of the stand-in")
     parser.add_argument("--backends", nargs="+", default=["cuda"], choices=["cuda", "cuda+cpu", "loky"])
-    parser.add_argument("--profile", action="store_true", help="cProfile the (last) timed run, top 30 by cumulative time")
+    parser.add_argument("--sleep", action="store_true",
+                        help="without a GPU: each launch takes what an H200's took (an emulated GPU, timed)")
+    parser.add_argument("--compare-beside", action="store_true",
+                        help="the GPU alone also with the held-out searches on the GPU, as before, alternating")
+    parser.add_argument("--repeats", type=int, default=1, help="timed runs of each")
+    parser.add_argument("--profile", action="store_true", help="cProfile each timed run, top 30 by cumulative time")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     args.choice = args.choice or ("auto" if args.real else "random")
     problem, h, N = problem_case(args.case)
     replay = ReplayDevice()
     make_device = Gpu if args.real else (lambda: replay)
+    pace = h200_launch_seconds(args.case) if args.sleep and not args.real else None
     report = {"case": args.case, "choice": args.choice, "max_samples": args.max_samples, "runs": []}
-    if not args.real:  # the stand-in computes on this core first; its replay is then timed
-        run_once(problem, h, N, "cuda", args, [], make_device)
-    for backend in (args.backends if args.real else ["cuda"]):
-        launches = []
-        if args.profile:
-            import cProfile
-            import pstats
-
-            profile = cProfile.Profile()
-            row = profile.runcall(run_once, problem, h, N, backend, args, launches, make_device)
-            pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
-        else:
-            row = run_once(problem, h, N, backend, args, launches, make_device)
-        row["launches"] = launch_summary(launches)
-        if not args.real:
-            seconds = h200_launch_seconds(args.case)
-            row["launches_h200"] = launch_summary(launches, seconds)
-            stand_in = sum(t for *_, t in launches)
-            row["host_s"] = row["wall_s"] - stand_in
-            row["predicted_h200_s"] = row["host_s"] + sum(seconds(S) for _, _, S, _ in launches)
-        row["launch_sizes"] = [(part, n, S, round(t, 4)) for part, n, S, t in launches]
-        report["runs"].append(row)
-        print(json.dumps({k: v for k, v in row.items() if k != "launch_sizes"}, indent=1), flush=True)
+    if not args.real:  # the stand-in computes every launch on this core first, the held-out searches' too
+        build.HELD_OUT_BESIDE_GPU = None
+        try:
+            run_once(problem, h, N, "cuda", args, [], make_device)
+        finally:
+            build.HELD_OUT_BESIDE_GPU = BESIDE
+    variants = [(b, True) for b in (args.backends if args.real else ["cuda"])]
+    if args.compare_beside:
+        variants.insert(0, ("cuda", False))
+    for _ in range(args.repeats):
+        for backend, beside in variants:
+            row = timed_run(problem, h, N, backend, beside, args, make_device, pace)
+            report["runs"].append(row)
+            print(json.dumps({k: v for k, v in row.items() if k != "launch_sizes"}, indent=1), flush=True)
     digests = {row["digest"] for row in report["runs"]}
     print(f"sets the same, bit for bit: {len(digests) == 1}")
+    for backend, beside in variants:
+        walls = [row["wall_s"] for row in report["runs"]
+                 if row["backend"] == backend and row["held_out"] == ("beside the GPU" if beside else "on the GPU")]
+        print(f"{backend}, held-out searches {'beside the GPU' if beside else 'on the GPU'}: wall "
+              + ", ".join(f"{w:.2f}" for w in walls) + " s")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
 

@@ -24,7 +24,7 @@ from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "sample_to_coverage", "RUN_OPTIONS", "SETTING_OPTIONS",
-           "HELD_OUT_BESIDE_GPU"]
+           "HELD_OUT_BESIDE_GPU", "HELD_OUT_BESIDE_CORES"]
 
 
 #: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
@@ -34,9 +34,15 @@ RUN_OPTIONS = {"n_jobs": 1, "backend": "loky", "scheduler": None, "checkpoint": 
 SETTING_OPTIONS = ("eps", "seed", "sequence", "caps", "strategy", "solution_choice", "keep_paths", "chunk_size")
 #: Sets of at least this many samples run on a GPU alone (``backend="cuda"``) run their held-out search on every
 #: core but one while the GPU runs the set: the search depends on the settings only, and the cores are idle
-#: meanwhile (``bench/held-out-beside-gpu.log``).  Smaller sets run it after, on the GPU: starting the processes
-#: would cost more.  ``None`` never does.
+#: meanwhile (``bench/held-out-beside-gpu.log``), on a machine of :data:`HELD_OUT_BESIDE_CORES` cores or more.
+#: Smaller sets run it after, on the GPU: starting the processes would cost more; but a coverage-driven run
+#: (:func:`sample_to_coverage`) runs its smaller rounds' there on any machine of two cores or more, since its
+#: processes serve all its rounds and a small launch costs a GPU nearly what a large one does
+#: (``bench/gpu-coverage-emulated.log``).  ``None`` never does.
 HELD_OUT_BESIDE_GPU = 2**16
+#: Fewest cores on which a large set's held-out search runs beside the GPU: on two cores, one process running the
+#: search of an emulated H200's 2^17-2^20-sample rounds slowed the rounds' host side more than it saved.
+HELD_OUT_BESIDE_CORES = 8
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
@@ -102,7 +108,8 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
         and store the estimate in ``metadata["completeness"]`` (shown by ``summary()``).
         On a GPU alone, a set of :data:`HELD_OUT_BESIDE_GPU` samples or more
         runs the held-out search on the CPU's cores while the GPU runs the set
-        (the same search, bit for bit).
+        (the same search, bit for bit), where the machine has
+        :data:`HELD_OUT_BESIDE_CORES` cores or more.
     progress : bool
         Show a progress bar (tqdm) over samples.
     keep_caps : bool
@@ -153,12 +160,16 @@ def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, e
     return result
 
 
-def _held_out_ahead(problem, settings, budget, executor, run):
-    """A future of the held-out search, started now on every core but one, where a set of at least
-    :data:`HELD_OUT_BESIDE_GPU` samples runs on a GPU alone; else None."""
-    gpu_alone = executor.name == "cuda" if executor is not None else run["backend"] == "cuda"
+def _held_out_ahead(problem, settings, budget, executor, run, small=False):
+    """A future of the held-out search, started now on every core but one, where a set runs on a GPU alone and is
+    either large (:data:`HELD_OUT_BESIDE_GPU` samples or more, :data:`HELD_OUT_BESIDE_CORES` cores or more) or
+    ``small`` (a coverage-driven run's smaller round); else None."""
+    gpu_alone = executor.name == "cuda" if executor is not None else run.get("backend") == "cuda"
     cores = os.cpu_count() or 1
-    if not gpu_alone or HELD_OUT_BESIDE_GPU is None or settings.n_samples < HELD_OUT_BESIDE_GPU or cores < 2:
+    if not gpu_alone or HELD_OUT_BESIDE_GPU is None or cores < 2:
+        return None
+    large = settings.n_samples >= HELD_OUT_BESIDE_GPU
+    if (large and cores < HELD_OUT_BESIDE_CORES) or not (large or small):
         return None
     from concurrent.futures import ThreadPoolExecutor
 
@@ -353,12 +364,18 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
         options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
     rounds, n, t0 = [], initial, time.perf_counter()
+    fields = {k: v for k, v in options.items() if k in SETTING_OPTIONS}
     while True:
         start = time.perf_counter()
+        # on a GPU alone a round's held-out search may run on the cores meanwhile (where "auto" was resolved above)
+        ahead = _held_out_ahead(problem, SamplingSettings(n, h, max_steps, **fields), None, None, run,
+                                small=True) if isinstance(problem, ImpactProblem) else None
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
                                         **run, **options)
         result.index_in_background()  # the set's tree builds while the held-out search runs
-        held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run)
+        held = None if ahead is None else ahead.result()
+        if held is None or held.settings != held_out_settings(result.settings):
+            held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run)
         cores = climb_executor(held, held.settings.n_samples, None, run.get("n_jobs", 1), run.get("backend", "loky"),
                                run.get("scheduler")).cores
         first = (cell_counts(problem, held.velocities, CELL * closing_speed(problem))[0] if thin

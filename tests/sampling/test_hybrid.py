@@ -230,6 +230,7 @@ def test_a_large_set_on_a_gpu_alone_runs_its_held_out_search_on_the_cores_meanwh
     from reach.sets import build
 
     monkeypatch.setattr(build, "HELD_OUT_BESIDE_GPU", 2**12)
+    monkeypatch.setattr(build, "HELD_OUT_BESIDE_CORES", 2)  # (a large set's search goes beside on 8 cores or more)
     s = scenarios.get("disk-stack")
     kw = dict(seed=6, keep_paths=0)
     cpu = sample_post_impact_set(s.problem, 2**12, s.h, s.N, n_jobs=1, **kw)
@@ -246,3 +247,30 @@ def test_a_large_set_on_a_gpu_alone_runs_its_held_out_search_on_the_cores_meanwh
     after = sample_post_impact_set(s.problem, 2**12, s.h, s.N, executor=Cuda(device=device), **kw)
     assert [first for seed, first, _ in device.runs if seed != 6 and first < held]  # the search ran on the GPU
     assert after.metadata["completeness"]["max"] == a["max"]
+
+
+def test_a_coverage_run_on_a_gpu_alone_runs_its_rounds_held_out_searches_on_the_cores(monkeypatch):
+    """``reach run NAME --gpu``: every round's held-out search may run on the cores while the GPU runs the set (it
+    depends on the round's settings only); the set, its rounds and its estimate are the CPU's, bit for bit."""
+    import os
+
+    from reach.sampling import gpu as gpu_module
+    from reach.sets.build import sample_to_coverage
+
+    s = scenarios.get("disk-stack")
+    kw = dict(initial=1024, max_samples=2048, seed=4, resolution=0.002, missed=0.001)
+    cpu = sample_to_coverage(s.problem, s.h, s.N, n_jobs=1, **kw)
+    device = CpuDevice()
+    monkeypatch.setattr(gpu_module, "Gpu", lambda: device)
+    gpu = sample_to_coverage(s.problem, s.h, s.N, backend="cuda", **kw)
+    for field in FIELDS:
+        assert np.array_equal(getattr(cpu, field), getattr(gpu, field)), field
+    a, b = cpu.metadata, gpu.metadata
+    assert [(r["samples"], r["far"], r["upper_bound"]) for r in a["coverage"]["rounds"]] == \
+        [(r["samples"], r["far"], r["upper_bound"]) for r in b["coverage"]["rounds"]]
+    assert a["completeness"] == b["completeness"]  # the estimate, the climb's farthest included
+    starts = [i for i, (seed, first, _) in enumerate(device.runs) if seed == 4 and first == 0]
+    assert len(starts) == 2  # two rounds' sets, each from index 0
+    if (os.cpu_count() or 1) >= 2:  # the first round's held-out search ran on the cores, beside the set
+        assert all(seed == 4 for seed, _, _ in device.runs[:starts[1]])
+    assert any(seed != 4 for seed, _, _ in device.runs[starts[1]:])  # the climb at least ran on the GPU
