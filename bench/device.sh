@@ -23,7 +23,8 @@
 #                                      # $OUT/e2e-profile.log, $OUT/log-e2e
 #   PARTS=coverage bash bench/device.sh  # bench/gpu_coverage.py --real: the coverage-driven run (`reach run NAME --gpu`,
 #                                      # doubling from 4,096 samples) of the quadruped and the disk stack on the GPU
-#                                      # alone, beside 15 processes and on 16 processes alone, every launch recorded,
+#                                      # alone (its held-out searches beside it, and on it as before), beside 15
+#                                      # processes and on 16 processes alone, every launch recorded,
 #                                      # about four minutes on a fresh machine: $OUT/coverage-*.json, $OUT/log-coverage
 # First, one process a kernel compiles each case's two GPU kernels (caps drawn on the device, and caps
 # from the host for a directed run's later rounds), its two Lemke kernels (a thread and a warp an LCP,
@@ -157,7 +158,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     date -u
     for c in ${COVERAGE_CASES:-quadruped disk-stack}; do
       timeout 240 env PYTHONPATH=".:bench" python3 -W ignore bench/gpu_coverage.py --case $c --real \
-        --backends cuda cuda+cpu loky --json "$OUT/coverage-$c.json" || echo "the $c coverage run ended with $?"
+        --backends cuda cuda+cpu loky --compare-beside --json "$OUT/coverage-$c.json" || echo "the $c coverage run ended with $?"
       date -u
     done
   elif [[ $PARTS == e2e ]]; then  # the end-to-end run on the GPU, cProfiled (after the default part: its caches)
