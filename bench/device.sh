@@ -88,6 +88,15 @@ t = time.perf_counter()
 run_lemke(layout, np.eye(n), -np.ones((1, n)), np.ones((1, n)), DEFAULT_OPTIONS)
 print(f"{label}: Lemke kernel, {layout} an LCP, compiled in {time.perf_counter() - t:.1f} s", flush=True)' "$1" "$2"
 }
+compile_directed() {  # the CPU kernels (warm) and the GPU kernels a directed set of each case named needs, at once
+  warm > "$OUT/warm.log" 2>&1 &
+  for c in "$@"; do
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" >> "$OUT/compile.log" 2>&1 &
+    timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1" >> "$OUT/compile.log" 2>&1 &
+  done
+  wait
+  grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+}
 compile_lemkes() {  # every case's Lemke kernels, each layout, at the same time
   for c in rocking-block disk-stack quadruped; do for layout in $(python3 -c 'from reach.kernels.warp import LAYOUTS; print(*LAYOUTS)'); do
     timeout 150 bash -c "$(declare -f compile_lemke); compile_lemke $c $layout" &
@@ -135,26 +144,14 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     timeout 200 python3 -W ignore bench/kernel_bisect.py time --json "$OUT/bisect.json" ${BISECT_ARGS:-} || echo "the bisect ended with $?"
     date -u
   elif [[ $PARTS == hybrid ]]; then  # the kernels a directed set needs, compiled at once, then the comparison
-    warm > "$OUT/warm.log" 2>&1 &
-    for c in rocking-block disk-stack quadruped; do
-      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" >> "$OUT/compile.log" 2>&1 &
-      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1" >> "$OUT/compile.log" 2>&1 &
-    done
-    wait
-    grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+    compile_directed rocking-block disk-stack quadruped
     date -u
     old=(); [[ -f .old/executors.py ]] && old=(--old .old/executors.py)
     timeout 300 python3 -W ignore bench/hybrid_device.py --repeats 2 "${old[@]}" ${HYBRID_ARGS:-} --json "$OUT/hybrid.json" \
       || echo "the hybrid comparison ended with $?"
     date -u
   elif [[ $PARTS == coverage ]]; then  # the kernels a directed set needs, compiled at once, then each case's run
-    warm > "$OUT/warm.log" 2>&1 &
-    for c in disk-stack quadruped; do
-      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c host -1" >> "$OUT/compile.log" 2>&1 &
-      timeout 150 bash -c "$(declare -f compile_gpu); compile_gpu $c drawn -1" >> "$OUT/compile.log" 2>&1 &
-    done
-    wait
-    grep -v Warning "$OUT/compile.log" "$OUT/warm.log"
+    compile_directed disk-stack quadruped
     date -u
     for c in ${COVERAGE_CASES:-quadruped disk-stack}; do
       timeout 240 env PYTHONPATH=".:bench" python3 -W ignore bench/gpu_coverage.py --case $c --real \
