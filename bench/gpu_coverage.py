@@ -34,7 +34,7 @@ from reach.sampling.gpu import Gpu
 from reach.sets.build import sample_to_coverage
 from reach.sets.completeness import HELD_OUT_SEED_OFFSET
 from reach.tools.bench_gpu import problem_case
-from gpu_directed_host import ReplayDevice  # bench/, beside this script
+from gpu_directed_host import ReplayDevice, TimedDevice  # bench/, beside this script
 
 #: The library's :data:`reach.sets.build.HELD_OUT_BESIDE_GPU`.
 BESIDE = build.HELD_OUT_BESIDE_GPU
@@ -42,18 +42,17 @@ BESIDE = build.HELD_OUT_BESIDE_GPU
 SMALL = 2**15
 
 
-class Recording:
-    """A device (a :class:`Gpu` or a stand-in) whose launches are recorded: ``(part, samples, seconds)``."""
+class Recording(TimedDevice):
+    """A device (a :class:`Gpu` or a stand-in) whose launches are recorded: ``(part, run's budget, samples,
+    seconds)``; ``pace(samples)``: the seconds a launch is made to take (it sleeps the rest)."""
 
     def __init__(self, device, launches, seed, pace=None):
-        self.device, self.launches, self.seed, self.pace = device, launches, seed, pace
-
-    def __getattr__(self, name):
-        return getattr(self.device, name)
+        super().__init__(device)
+        self.launches, self.seed, self.pace = launches, seed, pace
 
     def run(self, plan, P, first_index, keep, path_rows, count=None):
         t = time.perf_counter()
-        out = self.device.run(plan, P, first_index, keep, path_rows, count=count)
+        out = super().run(plan, P, first_index, keep, path_rows, count=count)
         if self.pace is not None:  # --sleep: the launch takes what an H200's took
             time.sleep(max(0.0, self.pace(len(out.lcp_solves)) - (time.perf_counter() - t)))
         s = plan.settings
@@ -87,8 +86,9 @@ def h200_launch_seconds(case, path=Path(__file__).with_name("hybrid-device-h200.
 
 
 def digest(result):
+    """A short hash of the set's per-sample arrays: the same set, bit for bit, the same digest."""
     h = hashlib.sha256()
-    for a in (result.velocities, result.kept, result.status):
+    for a in (result.all_velocities, result.kept, result.sample_status, result.lcp_solves):
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:16]
 

@@ -364,7 +364,7 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
         options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
     rounds, n, t0 = [], initial, time.perf_counter()
-    fields = {k: v for k, v in options.items() if k in SETTING_OPTIONS}
+    fields, _ = _split_options(options, None, None, h)  # the settings each round's set will have, but for its size
     while True:
         start = time.perf_counter()
         # on a GPU alone a round's held-out search may run on the cores meanwhile (where "auto" was resolved above)

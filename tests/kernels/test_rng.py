@@ -59,7 +59,6 @@ def test_portable_exp_and_log_are_accurate_and_call_no_math_library():
         assert not any(f"@{name}(" in ir or f"@llvm.{name}." in ir for name in ("exp", "log", "pow")), f
 
 
-
 def test_a_kernel_types_every_stream_alike_so_stream_state_compiles_once():
     """A kernel types a global int as a literal, and a callee compiles once more for each literal it is given
     (bench/compile_profile.py counted four ``stream_state`` and two ``hashed_uniform``); the streams are np.int64."""
