@@ -6,12 +6,18 @@ changes ``lcp.py`` but not ``routh.py``, the cached Routh kernels
 would still run the old Lemke code.  At import we hash every module that holds
 kernels; if the hash differs from the one recorded next to the cache, the
 package's cached kernels are deleted and recompiled on first use.
+
+The cache is wherever Numba puts it (:func:`cache_folder`): next to the
+package, in ``NUMBA_CACHE_DIR`` when that is set, or in a folder of the user's
+when the package's own is read-only.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+
+__all__ = ["STAMP", "kernels_digest", "cache_folder", "ensure_fresh_cache"]
 
 STAMP = "reach-kernels.sha256"
 
@@ -26,11 +32,30 @@ def kernels_digest():
     return digest.hexdigest()
 
 
-def ensure_fresh_cache():
-    """Delete stale cached kernels of this package (best effort; never raises)."""
+def _anchor():
+    """A function defined in this package's folder, for Numba's cache locators (:func:`cache_folder`)."""
+
+
+def cache_folder():
+    """The folder where Numba caches this package's kernels, found as Numba finds it.
+
+    Numba picks the first of its cache locators that applies to a function's source file:
+    ``NUMBA_CACHE_DIR`` when set, else the ``__pycache__`` next to it when writable, else a folder of the
+    user's.  Every kernel module lies in this package's folder, so any function of it has theirs.
+    """
+    from numba.core.caching import FunctionCache
+
     try:
-        here = Path(__file__).resolve().parent
-        cache = here / "__pycache__"
+        return Path(FunctionCache(_anchor)._cache_path)
+    except (AttributeError, RuntimeError, OSError):  # Numba's own locators changed, or none applies
+        return Path(__file__).resolve().parent / "__pycache__"
+
+
+def ensure_fresh_cache(folder=None):
+    """Delete stale cached kernels of this package from ``folder`` (default :func:`cache_folder`); best effort,
+    never raises."""
+    try:
+        cache = cache_folder() if folder is None else Path(folder)
         stamp = cache / STAMP
         current = kernels_digest()
         if stamp.exists() and stamp.read_text().strip() == current:
@@ -39,7 +64,7 @@ def ensure_fresh_cache():
             for pattern in ("*.nbi", "*.nbc"):
                 for f in cache.glob(pattern):
                     f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         stamp.write_text(current)
     except OSError:
         pass  # a read-only install: Numba then does not write a cache there either

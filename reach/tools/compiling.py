@@ -1,10 +1,13 @@
 """A first run compiles the kernels: say so, and show the time going by until Numba has cached them.
 
-Numba compiles a kernel on its first call and caches it next to the package
-(``reach/kernels/__pycache__``); later runs load it.  Compiling takes 1-3 min
+Numba compiles a kernel on its first call and caches it where its locators
+say (:func:`reach.kernels.cache.cache_folder`: ``reach/kernels/__pycache__``,
+or ``NUMBA_CACHE_DIR`` when set); later runs load it.  Compiling takes 1-3 min
 of CPU time on one core, so on a loaded or slow machine a first run can sit
 silent for minutes.  :func:`compile_progress` prints what is happening and
-ticks a clock (on stderr) until the sampling kernel's cache file appears.
+ticks a clock (on stderr) until the sampling kernel's cache file appears.  It
+says nothing during its first tick, so a command that stops at once (a bad
+argument, found before any kernel runs) prints its one line and no more.
 """
 
 from __future__ import annotations
@@ -22,26 +25,30 @@ NOTICE = ("reach: compiling the sampling kernels (first run only; cached after).
 
 
 def kernels_cold(folder=None):
-    """Whether Numba's cache (in ``folder``, default the kernels' ``__pycache__``) holds no sampling kernel yet."""
+    """Whether Numba's cache (in ``folder``, default :func:`reach.kernels.cache.cache_folder`) holds no sampling
+    kernel yet."""
     if folder is None:
-        import reach.kernels
+        from reach.kernels.cache import cache_folder
 
-        folder = Path(reach.kernels.__file__).parent / "__pycache__"
+        folder = cache_folder()
     return not any(Path(folder).glob("routh.run_samples_kernel-*.nbi"))
 
 
 @contextmanager
 def compile_progress(*, enabled=True, cold=kernels_cold, tick=1.0):
-    """Around a first run: the notice, then a clock on stderr until ``cold()`` turns false or the block ends."""
+    """Around a first run: after one ``tick`` still cold, the notice, then a clock on stderr until ``cold()`` turns
+    false or the block ends."""
     if not enabled or not cold():
         yield
         return
     from tqdm.auto import tqdm
 
-    print(NOTICE, file=sys.stderr, flush=True)
     stop = threading.Event()
 
     def clock():
+        if stop.wait(tick) or not cold():
+            return
+        print(NOTICE, file=sys.stderr, flush=True)
         with tqdm(desc="compiling", bar_format="{desc}: {elapsed} elapsed", file=sys.stderr, leave=False) as bar:
             while not stop.wait(tick) and cold():
                 bar.refresh()  # the elapsed time moves on each refresh

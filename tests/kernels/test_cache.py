@@ -12,13 +12,13 @@ def test_guard_clears_stale_kernels(tmp_path, monkeypatch):
     stale = pkg / "__pycache__" / "routh.kernel-1.py311.nbi"
     stale.write_text("old")
     monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
-    guard.ensure_fresh_cache()                      # no stamp yet: clear and stamp
+    guard.ensure_fresh_cache(pkg / "__pycache__")                      # no stamp yet: clear and stamp
     assert not stale.exists()
     stale.write_text("compiled from lcp.py v1")
-    guard.ensure_fresh_cache()                      # unchanged sources: keep
+    guard.ensure_fresh_cache(pkg / "__pycache__")                      # unchanged sources: keep
     assert stale.exists()
     (pkg / "lcp.py").write_text("x = 2\n")          # a kernel source changed: clear
-    guard.ensure_fresh_cache()
+    guard.ensure_fresh_cache(pkg / "__pycache__")
     assert not stale.exists()
     assert (pkg / "__pycache__" / guard.STAMP).exists()
 
@@ -29,10 +29,31 @@ def test_a_new_kernel_module_is_guarded(tmp_path, monkeypatch):
     (pkg / "__pycache__").mkdir(parents=True)
     (pkg / "lcp.py").write_text("x = 1\n")
     monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
-    guard.ensure_fresh_cache()
+    guard.ensure_fresh_cache(pkg / "__pycache__")
     stale = pkg / "__pycache__" / "routh.kernel-1.py311.nbc"
     stale.write_text("compiled before revised.py existed")
     (pkg / "revised.py").write_text("y = 1\n")
+    guard.ensure_fresh_cache(pkg / "__pycache__")
+    assert not stale.exists()
+
+
+def test_the_guard_watches_the_folder_numba_caches_in_numba_cache_dir_included(tmp_path, monkeypatch):
+    # With NUMBA_CACHE_DIR set, Numba caches the kernels there, not next to the package: the guard and the
+    # first run's notice (reach.tools.compiling.kernels_cold) must look there too.
+    from numba.core import config
+
+    from reach.kernels import routh
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    folder = guard.cache_folder()
+    assert folder.parent == tmp_path
+    assert folder == Path(routh.run_samples_kernel._cache.__class__(routh.run_samples_kernel.py_func)._cache_path)
+    guard.ensure_fresh_cache()  # no stamp yet: stamped
+    stale = folder / "routh.run_samples_kernel-1.py311.nbi"
+    stale.write_text("compiled from the kernels as they were")
+    guard.ensure_fresh_cache()
+    assert stale.exists()
+    monkeypatch.setattr(guard, "kernels_digest", lambda: "the kernels changed")
     guard.ensure_fresh_cache()
     assert not stale.exists()
 

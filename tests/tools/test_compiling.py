@@ -1,5 +1,6 @@
 """A first run says that it compiles, and ticks a clock until the kernels are cached."""
 
+import os
 import time
 
 from reach.tools.compiling import NOTICE, compile_progress, kernels_cold
@@ -31,3 +32,24 @@ def test_a_warm_cache_or_no_progress_prints_nothing(capsys):
     with compile_progress(enabled=False, cold=lambda: True):
         pass
     assert capsys.readouterr().err == ""
+
+
+def test_a_cold_run_that_stops_within_its_first_tick_prints_nothing(capsys):
+    # A bad argument is found before any kernel runs: its error must stay the only line, even on a first run.
+    try:
+        with compile_progress(cold=lambda: True, tick=5.0):
+            raise ValueError("bad argument")
+    except ValueError:
+        pass
+    assert capsys.readouterr().err == ""
+
+
+def test_the_bad_argument_of_a_first_run_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # an empty cache: a first run
+    cmd = [sys.executable, "-m", "reach", "run", "compass-gait", "--choice", "enumerate", "--steps", "20000"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "Sobol dimensions" in done.stderr
