@@ -131,6 +131,10 @@ class Dask(Executor):
         super().__init__(workers)
         self.scheduler = scheduler
         self.where = f"the cluster at {scheduler}" if isinstance(scheduler, str) else "a dask.distributed cluster"
+        # reach the cluster now, so that a run that cannot start fails before it opens a checkpoint
+        client = dask_client(scheduler)
+        if client is not None and client is not scheduler:
+            client.close()
 
     @property
     def cores(self):
