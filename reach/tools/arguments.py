@@ -10,8 +10,8 @@ from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "checkpoint_beside", "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps",
-           "seed", "keep_paths", "n_jobs"]
+__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "output_folder", "checkpoint_beside",
+           "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps", "seed", "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):
@@ -46,6 +46,20 @@ def output_path(text, flag, *, suffixes=None):
         raise UsageError(f"reach: {flag} {str(path)!r}: cannot create its folder ({exc.strerror}).") from None
     if not os.access(path.parent, os.W_OK):
         raise UsageError(f"reach: {flag} {str(path)!r}: its folder is not writable.")
+    return path
+
+
+def output_folder(text, flag):
+    """An output folder that can be written into: it exists or is created, and is not a file."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"reach: {flag} {str(path)!r} is a file, not a folder.")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"reach: {flag} {str(path)!r}: cannot create it ({exc.strerror}).") from None
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"reach: {flag} {str(path)!r} is not writable.")
     return path
 
 

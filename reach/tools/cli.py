@@ -18,7 +18,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_path, positive_float
+from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_folder, output_path, positive_float
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
 from reach.tools.cli_bench import add_bench
@@ -271,9 +271,7 @@ def cmd_plot(args):
         raise UsageError(f"reach: {exc}") from None
     if len(result) == 0:
         raise UsageError(f"reach: {args.result!r} holds an empty set: nothing to draw ({result.message})")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"reach: --out {str(out)!r} is a file, not a folder.")
+    out = output_folder(args.out, "--out")
     scenario = None
     label = str(result.metadata.get("label") or "")
     if label in scenarios.names():
@@ -296,12 +294,12 @@ def cmd_figures(args):
     if args.refresh and not TRACKED.is_dir():
         raise UsageError(f"reach figures: --refresh rewrites the repository's figures/ ({TRACKED}), which this "
                          "install does not have; use --out DIR.")
-    out = TRACKED if args.refresh else Path(args.out or Path("results") / "figures")
     command = "reach figures" + (" --quick" if args.quick else "") + (" --paper-only" if args.paper_only else "") \
         + (" --refresh" if args.refresh else "")
     only = None if args.only is None else [name.strip() for name in args.only.split(",") if name.strip()]
     if only is not None and set(only) - set(STAGES):
         raise UsageError(f"reach figures: --only {args.only!r}: the stages are {', '.join(STAGES)}.")
+    out = TRACKED if args.refresh else output_folder(args.out or Path("results") / "figures", "--out")
     if only is not None:
         command += f" --only {','.join(only)}"
     guess = None if only else estimate()

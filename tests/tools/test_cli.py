@@ -199,6 +199,9 @@ def test_bad_output_paths_exit_2(capsys, corpus):
                   str(tmp / "a-file" / "s.json")], "--json")
     _bad(capsys, ["show", "rocking-block", "--out", str(tmp / "a-file" / "x.png")], "--out")
     _bad(capsys, ["plot", str(corpus["result"]), "--out", str(tmp / "a-file")], "--out")
+    _bad(capsys, ["plot", str(corpus["result"]), "--out", str(tmp / "a-file" / "planes")], "--out", "cannot create it")
+    _bad(capsys, ["figures", "--quick", "--only", "zeno", "--out", str(tmp / "a-file")], "--out", "not a folder")
+    _bad(capsys, ["figures", "--quick", "--only", "zeno", "--out", str(tmp / "a-file" / "figs")], "--out")
 
 
 def test_unreachable_scheduler_is_a_usage_error(capsys, tmp_path):
