@@ -152,8 +152,12 @@ def cmd_run(args):
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
     except KeyboardInterrupt:
-        print(f"\nreach: interrupted; finished chunks are kept in {checkpoint} — run the same command "
-              "with --resume to continue.", file=sys.stderr)
+        if _mode(args) == "fixed":
+            print(f"\nreach: interrupted; finished chunks are kept in {checkpoint} — run the same command "
+                  "with --resume to continue.", file=sys.stderr)
+        else:
+            print("\nreach: interrupted; nothing was saved: a run to a coverage target keeps no checkpoint "
+                  "(`--fixed --samples N` runs a fixed budget that --resume can continue).", file=sys.stderr)
         return 130
     result.metadata["label"] = label
     from reach.analysis.uniqueness import CHECK_SAMPLES, choice_check

@@ -341,3 +341,18 @@ def test_python_dash_m_reach_is_the_command_line():
     done = subprocess.run([sys.executable, "-m", "reach", "run", "no-such-scenario"], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no-such-scenario" in done.stderr
+
+
+@pytest.mark.parametrize("mode, says", [([], "nothing was saved"), (["--fixed"], "--resume to continue")])
+def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mode, says):
+    # a run to a coverage target (the default) keeps no checkpoint: it must not point to one
+    import reach.tools.cli as cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_sample", interrupted)
+    code = main(["run", "rocking-block", "--no-progress", "--out", str(tmp_path / "r.npz"), *mode])
+    err = capsys.readouterr().err
+    assert code == 130 and says in err
+    assert ("r.ckpt" in err) == bool(mode)
