@@ -37,7 +37,7 @@ import numpy as np
 from reach import sample_post_impact_set
 from reach.sets.completeness import CELL, closing_speed, thin_cells
 
-__all__ = ["run_coverage", "build_reference", "gap", "ideal_gap", "save_reference", "load_reference",
+__all__ = ["run_coverage", "budgets", "build_reference", "gap", "ideal_gap", "save_reference", "load_reference",
            "format_coverage", "plot_coverage", "STRATEGIES", "REFERENCE_PARTS", "IDEAL"]
 
 #: The strategies measured: name -> sampler options.
@@ -164,8 +164,7 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
                             "source": source, "seconds": time.perf_counter() - t0},
               "rows": []}
     for name, options in strategies.items():
-        for fraction in fractions:
-            n = max(256, int(round(budget * fraction)))
+        for n in budgets(budget, fractions):
             t1 = time.perf_counter()
             result = sample_post_impact_set(problem, n, h, N, n_jobs=n_jobs, **options)
             seconds = time.perf_counter() - t1
@@ -177,8 +176,7 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
                 f"{row['outside_5pct']:6.2%} > 5 %, farthest {row['max_fraction']:6.2%} "
                 f"(estimate: farthest {row['estimate']['max_fraction']:6.2%}, "
                 f"{row['estimate']['outside_2pct']:6.2%} > 2 %)")
-    for fraction in fractions:
-        n = max(256, int(round(budget * fraction)))
+    for n in budgets(budget, fractions):
         row = {"strategy": IDEAL, "samples": n, "seconds": 0.0, **ideal_gap(problem, cells, n, speed),
                "estimate": None}
         report["rows"].append(row)
@@ -186,6 +184,12 @@ def run_coverage(problem, h, N, budget, *, label="problem", factor=16, fractions
             f"{row['outside_5pct']:6.2%} > 5 %, farthest {row['max_fraction']:6.2%}")
     report["seconds"] = time.perf_counter() - t0
     return report
+
+
+def budgets(budget, fractions):
+    """The samples of the sets :func:`run_coverage` measures: ``budget x fractions``, at least 256, each once and
+    in increasing order (a small ``budget``'s fractions can round to the same size)."""
+    return sorted({max(256, int(round(budget * fraction))) for fraction in fractions})
 
 
 def format_coverage(report):

@@ -95,3 +95,10 @@ def test_cli_saves_and_reads_a_reference(tmp_path, monkeypatch):
     a, b = (json.loads((tmp_path / f).read_text())[0] for f in ("a.json", "b.json"))
     assert a["reference"]["cells"] == b["reference"]["cells"]
     assert any(r["strategy"] == IDEAL for r in b["rows"])
+
+
+def test_each_budget_is_measured_once_even_where_small_fractions_round_to_the_same_size():
+    from reach.tools.coverage import budgets
+
+    assert budgets(1024, (1 / 16, 1 / 4, 1)) == [256, 1024]  # 64 and 256 both become 256: one row, not two
+    assert budgets(2**16, (1 / 16, 1 / 4, 1)) == [4096, 16384, 65536]
