@@ -19,6 +19,7 @@ from pathlib import Path
 
 __all__ = ["STAMP", "kernels_digest", "cache_folder", "ensure_fresh_cache"]
 
+#: The file, beside the cached kernels, that records the digest (:func:`kernels_digest`) they were compiled from.
 STAMP = "reach-kernels.sha256"
 
 
