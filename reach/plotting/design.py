@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_sweep", "plot_billiards"]
+__all__ = ["plot_sweep", "plot_billiards", "MEASURE_LABELS"]
 
-_LABELS = {"diameter": "diameter of the set (KE metric, / |p0|)", "spread": "spread of the set (KE metric, / |p0|)",
-           "xi": "Seghete-Murphey xi (elastic orders)", "max_cosine": "largest normal cosine (M^-1 metric)"}
+#: What each measure of :mod:`reach.design` is, with its metric and scale: an axis label, and a printed table's key.
+MEASURE_LABELS = {"diameter": "diameter of the set (KE metric, / |p0|)",
+                  "spread": "spread of the set (KE metric, / |p0|)",
+                  "xi": "Seghete-Murphey xi (elastic orders)", "max_cosine": "largest normal cosine (M^-1 metric)"}
 
 
 def plot_sweep(sweep, *, title=None, x=None, ax=None, xlabel=None):
@@ -29,13 +31,14 @@ def plot_sweep(sweep, *, title=None, x=None, ax=None, xlabel=None):
     for measure, values in sweep.values.items():
         for g in groups:
             sel = np.array([tuple(p[o] for o in others) == g for p in sweep.params])
-            label = _LABELS.get(measure, measure) + ("" if not others else
+            label = MEASURE_LABELS.get(measure, measure) + ("" if not others else
                                                      " (" + ", ".join(f"{o} = {v:g}" for o, v in zip(others, g)) + ")")
             ax.plot(xs[sel], values[sel], "o-", ms=4, lw=1.4, label=label)
     ax.axhline(0.0, color="0.6", lw=0.8)
     ax.set_xlabel(xlabel or x)
     measures = list(sweep.values)
-    ax.set_ylabel(_LABELS.get(measures[0], measures[0]) if len(measures) == 1 else "measure of the set (see legend)")
+    ax.set_ylabel(MEASURE_LABELS.get(measures[0], measures[0]) if len(measures) == 1
+                  else "measure of the set (see legend)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     if title:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reach.plotting.design import MEASURE_LABELS
 from reach.tools.arguments import UsageError, n_jobs, output_path, samples, seed
 
 __all__ = ["add_sweep", "cmd_sweep", "parse_param"]
@@ -95,6 +96,7 @@ def format_sweep(name, result):
     lines.append("  ".join(f"{n:>12}" for n in result.names + tuple(result.values)))
     for row in result.table():
         lines.append("  ".join(f"{v:>12.5g}" for v in row))
+    lines.extend(f"  ({m}: {MEASURE_LABELS[m]})" for m in result.values if m in MEASURE_LABELS)
     for m, values in result.values.items():
         if np.all(np.isnan(values)):
             lines.append(f"smallest {m}: none (no point is feasible)")

@@ -226,7 +226,7 @@ def plot_coverage(reports, path):
                 continue
             ax.plot(n, [100 * (r["estimate"] or {}).get("outside_2pct", np.nan) for r in rows], "x--",
                     color=line.get_color(), label=f"{name}: held-out estimate")
-        ax.axhline(1.0, color="0.5", lw=0.8, ls=":")
+        ax.axhline(1.0, color="0.5", lw=0.8, ls=":", label="1 %: the coverage target of `reach run` (missed=0.01)")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("samples (budget)")
         ax.set_ylabel("% of the reference farther than 2 % of |vn0|")
