@@ -15,7 +15,8 @@ def test_sweep_writes_the_table_and_its_plot(tmp_path, capsys):
     np.testing.assert_allclose(table[:, 0], [1.0, 1.5, 2.0])
     assert table[0, 1] > table[1, 1] < table[2, 1]  # xi is smallest near pi/2
     assert out.with_suffix(".png").stat().st_size > 10_000
-    assert "smallest xi" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "smallest xi" in printed and "(xi: Seghete-Murphey xi (elastic orders))" in printed  # what it measures
 
 
 @pytest.mark.parametrize("argv, words", [
