@@ -67,7 +67,7 @@ def cmd_list(args):
     for name in scenarios.names():
         s = scenarios.get(name)
         print(f"{name:<{width}}  m={s.problem.m}  nv={s.problem.nv}  h={s.h:g}  N={s.N}  "
-              f"samples=2^{int(s.n_samples).bit_length() - 1}  {s.description}")
+              f"paper: 2^{int(s.n_samples).bit_length() - 1} samples  {s.description}")
     simulations = scenarios.names("simulation")[:2]
     designs = [scenarios.lookup(n, "design") for n in scenarios.names("design")]
     print(f"\nreach simulate:    {', '.join(simulations)}, or any scenario above (dropped)")
