@@ -11,7 +11,8 @@ from pathlib import Path
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
 __all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "output_folder", "checkpoint_beside",
-           "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps", "seed", "keep_paths", "n_jobs"]
+           "remove_empty_outputs", "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps", "seed",
+           "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):
@@ -33,6 +34,31 @@ def positive_float(text):
     return value
 
 
+_CREATED = []  # the folders output_path and output_folder created since remove_empty_outputs last ran, outermost first
+
+
+def _make_folder(path):
+    """``path.mkdir(parents=True)``, recording each folder it creates."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    _CREATED.extend(reversed(missing))
+
+
+def remove_empty_outputs(*, keep=False):
+    """Forget the folders that :func:`output_path` and :func:`output_folder` created since this last ran; unless
+    ``keep``, first remove those still empty, innermost first: a command that failed leaves no empty ``results/``
+    behind."""
+    while _CREATED:
+        folder = _CREATED.pop()
+        if not keep:
+            with contextlib.suppress(OSError):  # not empty (a checkpoint, an output), or already gone
+                folder.rmdir()
+
+
 def output_path(text, flag, *, suffixes=None):
     """An output file path that can be written: its folder exists or is created, it is not a folder."""
     path = Path(text)
@@ -41,7 +67,7 @@ def output_path(text, flag, *, suffixes=None):
     if path.is_dir():
         raise UsageError(f"reach: {flag} {str(path)!r} is a directory.")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(path.parent)
     except OSError as exc:
         raise UsageError(f"reach: {flag} {str(path)!r}: cannot create its folder ({exc.strerror}).") from None
     if not os.access(path.parent, os.W_OK):
@@ -55,7 +81,7 @@ def output_folder(text, flag):
     if path.exists() and not path.is_dir():
         raise UsageError(f"reach: {flag} {str(path)!r} is a file, not a folder.")
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        _make_folder(path)
     except OSError as exc:
         raise UsageError(f"reach: {flag} {str(path)!r}: cannot create it ({exc.strerror}).") from None
     if not os.access(path, os.W_OK):

@@ -18,7 +18,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_folder, output_path, positive_float
+from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_folder, output_path, \
+    positive_float, remove_empty_outputs
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
 from reach.tools.cli_bench import add_bench
@@ -466,7 +467,15 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the command line; returns the exit code (see the module docstring)."""
+    """Run the command line; returns the exit code (see the module docstring).  A command that fails leaves none of
+    the output folders it created empty behind (:func:`reach.tools.arguments.remove_empty_outputs`)."""
+    remove_empty_outputs(keep=True)
+    code = _main(argv)
+    remove_empty_outputs(keep=code == 0)
+    return code
+
+
+def _main(argv):
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -356,3 +356,14 @@ def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mod
     err = capsys.readouterr().err
     assert code == 130 and says in err
     assert ("r.ckpt" in err) == bool(mode)
+
+
+def test_a_failed_command_leaves_no_empty_output_folder_behind(capsys, tmp_path):
+    # --resume with nothing to resume fails after --out's folders were made: they go again, what was there stays
+    _bad(capsys, ["run", "rocking-block", "--resume", "--out", str(tmp_path / "new" / "sub" / "r.npz")], "--resume")
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "kept").mkdir()
+    _bad(capsys, ["run", "rocking-block", "--resume", "--out", str(tmp_path / "kept" / "r.npz")], "--resume")
+    assert (tmp_path / "kept").is_dir()
+    assert main(["show", "rocking-block", "--out", str(tmp_path / "made" / "block.png")]) == 0
+    assert (tmp_path / "made" / "block.png").is_file()  # a command that succeeds keeps what it made
