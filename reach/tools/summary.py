@@ -96,8 +96,9 @@ def print_coverage(coverage):
     joined += f" + {frontier:,d} frontier" if frontier and joined else ""
     joined += ", joined to the set" if joined else ""
     extra = "held-out searches, the climb and the frontier" if frontier else "held-out searches and the climb"
+    rounds = f"{len(coverage['rounds'])} round" + ("" if len(coverage["rounds"]) == 1 else "s")
     print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} "
-          f"({coverage['samples_drawn']:,d} drawn over {len(coverage['rounds'])} rounds, {extra} included) in "
+          f"({coverage['samples_drawn']:,d} drawn over {rounds}, {extra} included) in "
           f"{coverage['seconds']:.1f} s; {last['far']} of {last['held_out']} held-out outcomes farther, "
           f"upper bound {last['upper_bound']:.2%}")
     if joined:
