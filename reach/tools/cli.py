@@ -266,6 +266,23 @@ def _draw_run(result, scenario, path):
     return path
 
 
+#: What the other commands save, by the ``format`` entry of their ``.npz``: what ``reach plot`` says of such a file.
+OTHER_RESULTS = {"reach-propagation": "a run through several impacts (`reach trajectory`), drawn beside it as a "
+                                      ".png; `reach robust` checks it",
+                 "reach-trajectory": "a time-stepping simulation (`reach simulate`), drawn beside it as a .png"}
+
+
+def _other_result(path):
+    """What the file ``path`` holds, if it is another command's result (:data:`OTHER_RESULTS`), as a message."""
+    from reach.files import read_npz
+
+    try:
+        kind = str(read_npz(path).get("format", "")).rsplit("-", 1)[0]
+    except ValueError:
+        return None
+    return f"{str(path)!r} is not a set to plot: it holds {OTHER_RESULTS[kind]}." if kind in OTHER_RESULTS else None
+
+
 def cmd_plot(args):
     import scenarios
     from reach import PostImpactSet
@@ -274,7 +291,7 @@ def cmd_plot(args):
     try:
         result = PostImpactSet.load(args.result)
     except ValueError as exc:
-        raise UsageError(f"reach: {exc}") from None
+        raise UsageError(f"reach: {_other_result(args.result) or exc}") from None
     if len(result) == 0:
         raise UsageError(f"reach: {args.result!r} holds an empty set: nothing to draw ({result.message})")
     out = output_folder(args.out, "--out")

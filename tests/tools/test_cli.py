@@ -367,3 +367,11 @@ def test_a_failed_command_leaves_no_empty_output_folder_behind(capsys, tmp_path)
     assert (tmp_path / "kept").is_dir()
     assert main(["show", "rocking-block", "--out", str(tmp_path / "made" / "block.png")]) == 0
     assert (tmp_path / "made" / "block.png").is_file()  # a command that succeeds keeps what it made
+
+
+@pytest.mark.parametrize("kind, says", [("reach-propagation-1", "reach trajectory"),
+                                        ("reach-trajectory-1", "reach simulate")])
+def test_plot_names_another_commands_result_for_what_it_is(capsys, tmp_path, kind, says):
+    path = tmp_path / "other.npz"
+    np.savez(path, format=np.array(kind), meta=np.array("{}"))
+    _bad(capsys, ["plot", str(path)], "is not a set to plot", says)
