@@ -52,7 +52,11 @@ def stance_tol(problem):
 
 
 __all__ = ["MAX_IMPACTS", "MAX_BRANCHES", "propagate", "auto_h", "Propagation", "ImpactSet", "PropagationSettings",
-           "cover", "carry", "sampling_options", "open_checkpoint", "CheckpointError", "impact_problem", "save_propagation", "load_propagation", "UNKNOWN_CAPS"]
+           "cover", "carry", "sampling_options", "open_checkpoint", "CheckpointError", "impact_problem",
+           "save_propagation", "load_propagation", "UNKNOWN_CAPS", "FORMAT"]
+
+#: The ``format`` entry of a file :func:`save_propagation` writes (:func:`load_propagation` reads no other).
+FORMAT = "reach-propagation-1"
 
 #: Most impacts a propagation follows.
 MAX_IMPACTS = 1000
@@ -441,7 +445,7 @@ def save_propagation(propagation, path, *, meta=None):
 
     arrays = {"q0": propagation.q0, "v0": propagation.v0,
               "settings": np.array(json.dumps(propagation.settings.__dict__)),
-              "meta": np.array(json.dumps(meta or {})), "format": np.array("reach-propagation-1")}
+              "meta": np.array(json.dumps(meta or {})), "format": np.array(FORMAT)}
     for r in propagation.impacts:
         p = f"impact{r.index}_"
         for name in ("parents", "t", "q", "v_pre", "branch", "sample", "v", "carried"):
@@ -464,7 +468,7 @@ def load_propagation(path, system, *, law=None, guard=None):
     from reach.files import read_npz
 
     data = read_npz(path)
-    if str(data.get("format", "")) != "reach-propagation-1":
+    if str(data.get("format", "")) != FORMAT:
         raise ValueError(f"{str(path)!r} is not a reach propagation.")
     settings = PropagationSettings(**json.loads(str(data["settings"])))
     impacts, k = [], 1

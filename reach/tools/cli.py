@@ -266,21 +266,20 @@ def _draw_run(result, scenario, path):
     return path
 
 
-#: What the other commands save, by the ``format`` entry of their ``.npz``: what ``reach plot`` says of such a file.
-OTHER_RESULTS = {"reach-propagation": "a run through several impacts (`reach trajectory`), drawn beside it as a "
-                                      ".png; `reach robust` checks it",
-                 "reach-trajectory": "a time-stepping simulation (`reach simulate`), drawn beside it as a .png"}
-
-
 def _other_result(path):
-    """What the file ``path`` holds, if it is another command's result (:data:`OTHER_RESULTS`), as a message."""
+    """If the file ``path`` holds what ``reach trajectory`` or ``reach simulate`` saves, a message saying so."""
+    from reach.analysis import propagate
     from reach.files import read_npz
+    from reach.laws import trajectory
 
     try:
-        kind = str(read_npz(path).get("format", "")).rsplit("-", 1)[0]
+        kind = str(read_npz(path).get("format", ""))
     except ValueError:
         return None
-    return f"{str(path)!r} is not a set to plot: it holds {OTHER_RESULTS[kind]}." if kind in OTHER_RESULTS else None
+    holds = {propagate.FORMAT: "a run through several impacts (`reach trajectory`), drawn beside it as a .png; "
+                               "`reach robust` checks it",
+             trajectory.FORMAT: "a time-stepping simulation (`reach simulate`), drawn beside it as a .png"}
+    return f"{str(path)!r} is not a set to plot: it holds {holds[kind]}." if kind in holds else None
 
 
 def cmd_plot(args):
