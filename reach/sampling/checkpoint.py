@@ -45,6 +45,11 @@ class Checkpoint:
         self.fingerprint = fingerprint
         self.n_samples = int(n_samples)
 
+    @staticmethod
+    def found(path):
+        """Whether ``path`` holds a checkpoint (its manifest)."""
+        return (Path(path) / MANIFEST).is_file()
+
     @classmethod
     def open(cls, path, problem, settings, *, resume):
         """Create a fresh checkpoint, or reopen one to resume (checked against the run)."""

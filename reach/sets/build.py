@@ -20,6 +20,7 @@ from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closin
 from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
 from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
+from reach.sets.rounds import RoundsCheckpoint
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
@@ -225,6 +226,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
         Hard cap on a round's budget; the result records whether the criterion was met.
     n_jobs, backend, scheduler, progress, **options
         As for :func:`sample_post_impact_set` (``eps``, ``seed``, ``caps``, ``strategy``, ...).
+    checkpoint, resume, keep_checkpoint
+        As for :func:`sample_to_coverage`.
 
     Returns
     -------
@@ -237,8 +240,11 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
     run = dict(n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress)
-    result, _, _, rounds, met, _ = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence, initial,
-                                             max_samples, None, run, options)
+    keep = options.pop("keep_checkpoint", False)
+    result, _, _, rounds, met, _, state = _doubling(problem, h, max_steps, epsilon, 1 - confidence, confidence,
+                                                    initial, max_samples, None, run, options)
+    if state is not None and not keep:
+        state.remove()
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
                                    "rounds": rounds, "met": met}
     warn_if_thin(result)
@@ -286,7 +292,14 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     ``frontier`` whether it ran or why not).
 
     Options are :func:`sample_post_impact_set`'s (``n_jobs``, ``backend``,
-    ``executor`` is not taken, ``seed``, ``strategy``, ...).
+    ``executor`` is not taken, ``seed``, ``strategy``, ...).  With
+    ``checkpoint`` (a directory), every round that does not end the run is
+    recorded there, and the round under way writes its chunks there as a
+    fixed run does (:mod:`reach.sets.rounds`): ``resume=True`` goes on from
+    the round that was under way, with the same set, bit for bit, as an
+    uninterrupted run.  The last round's climb and frontier run again, and
+    ``time_limit`` counts from the resume.  The checkpoint is removed once the
+    set is built, unless ``keep_checkpoint``.
     """
     import time
 
@@ -300,9 +313,10 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}
     t0 = time.perf_counter()
     epsilon = resolution * closing_speed(problem) if isinstance(problem, ImpactProblem) else resolution
-    result, held, distances, rounds, met, stopped = _doubling(problem, h, max_steps, epsilon, missed, confidence,
-                                                              initial, max_samples, time_limit, run, options,
-                                                              thin=False)
+    keep = options.pop("keep_checkpoint", False)
+    result, held, distances, rounds, met, stopped, state = _doubling(problem, h, max_steps, epsilon, missed,
+                                                                     confidence, initial, max_samples, time_limit,
+                                                                     run, options, thin=False)
     budget = int(result.settings.n_samples)
     frontier, why = None, _frontier_needed(result, rounds, missed, with_held_out and with_frontier, time_limit, t0)
     if why is None:
@@ -326,6 +340,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
                                    "with_held_out": bool(with_held_out), "frontier_budget": frontier_budget,
                                    "frontier": why, "samples_drawn": int(drawn + frontier_budget),
                                    "seconds": time.perf_counter() - t0}
+    if state is not None and not keep:
+        state.remove()
     warn_if_thin(result)
     return result
 
@@ -363,19 +379,27 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     why = None
     if isinstance(problem, ImpactProblem):  # resolve "auto" once, not in every round (its probe is the same)
         options["solution_choice"], why = auto_choice(problem, options.get("solution_choice", "auto"), h, max_steps)
-    rounds, n, t0 = [], initial, time.perf_counter()
     fields, _ = _split_options(options, None, None, h)  # the settings each round's set will have, but for its size
+    state = _rounds_checkpoint(problem, SamplingSettings(initial, h, max_steps, **fields), options,
+                               {"kind": "adaptive" if thin else "coverage", "epsilon": epsilon, "bound": bound,
+                                "confidence": confidence, "initial": initial, "max_samples": max_samples})
+    rounds, t0 = ([] if state is None else list(state.rounds)), time.perf_counter()
+    n = 2 * rounds[-1]["samples"] if rounds else initial
+    if rounds and progress:
+        print(f"  resumed after {len(rounds)} round{'s' if len(rounds) > 1 else ''}, from {state.path}")
+    part = (lambda kind: {}) if state is None else (lambda kind: state.part(kind, n))
     while True:
         start = time.perf_counter()
         # on a GPU alone a round's held-out search may run on the cores meanwhile (where "auto" was resolved above)
         ahead = _held_out_ahead(problem, SamplingSettings(n, h, max_steps, **fields), None, None, run,
                                 small=True) if isinstance(problem, ImpactProblem) else None
         result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
-                                        **run, **options)
+                                        **run, **options, **part("set"))
         result.index_in_background()  # the set's tree builds while the held-out search runs
         held = None if ahead is None else ahead.result()
         if held is None or held.settings != held_out_settings(result.settings):
-            held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run)
+            held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run,
+                                **part("held"))
         cores = climb_executor(held, held.settings.n_samples, None, run.get("n_jobs", 1), run.get("backend", "loky"),
                                run.get("scheduler")).cores
         first = (cell_counts(problem, held.velocities, CELL * closing_speed(problem))[0] if thin
@@ -399,6 +423,8 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         if time_limit is not None and time.perf_counter() - t0 + 2 * rounds[-1]["seconds"] > time_limit:
             stopped = "time limit"
             break
+        if state is not None:
+            state.finished(rounds[-1])
         n *= 2
     if why is not None:
         result.metadata["auto_choice"] = why
@@ -406,4 +432,17 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=held.settings.n_samples,
                        distances=distances)
     result.metadata["completeness"] = with_climb(result, held, info, distances=distances, **run)
-    return result, held, distances, rounds, stopped == "met", stopped
+    return result, held, distances, rounds, stopped == "met", stopped, state
+
+
+def _rounds_checkpoint(problem, settings, options, rule):
+    """The run's :class:`~reach.sets.rounds.RoundsCheckpoint` where ``options`` name a ``checkpoint`` (taken out of
+    them, with ``resume``), else None; ``settings`` are the first round's, and ``rule`` how the run stops."""
+    path, resume = options.pop("checkpoint", None), options.pop("resume", False)
+    if path is None:
+        if resume:
+            raise ValueError("`resume=True` needs a `checkpoint` directory.")
+        return None
+    key = {"problem": problem.fingerprint(), **{k: v for k, v in settings.as_dict().items() if k != "n_samples"},
+           **rule}
+    return RoundsCheckpoint.open(path, key, resume=resume)

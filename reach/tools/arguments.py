@@ -10,7 +10,7 @@ from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "output_path", "output_folder", "checkpoint_beside",
+__all__ = ["UsageError", "UserCodeError", "positive_float", "fraction", "output_path", "output_folder", "checkpoint_beside",
            "remove_empty_outputs", "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps", "seed",
            "keep_paths", "n_jobs"]
 
@@ -31,6 +31,17 @@ def positive_float(text):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
+    return value
+
+
+def fraction(text):
+    """argparse type: a number strictly between 0 and 1 (a confidence, a share)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
     return value
 
 

@@ -18,7 +18,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_folder, output_path, \
+from reach.tools.arguments import UsageError, UserCodeError, fraction, image_suffixes, output_folder, output_path, \
     positive_float, remove_empty_outputs
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
@@ -38,17 +38,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
-
-
-# ----------------------------------------------------------------------------- argument types
-def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -118,15 +107,37 @@ COVERAGE_CAP = 2**20
 
 
 def _mode(args):
-    """How ``reach run`` samples: ``"fixed"`` (``--fixed``, ``--resume``), ``"adaptive"`` (``--epsilon``) or
+    """How ``reach run`` samples: ``"fixed"`` (``--fixed``), ``"adaptive"`` (``--epsilon``) or
     ``"coverage"`` (the default: doubling budgets until the held-out estimate meets the coverage target)."""
-    if args.fixed or args.resume:
+    if args.fixed:
         return "fixed"
     return "adaptive" if args.epsilon is not None else "coverage"
 
 
+def _checkpoint_of(out):
+    """Where the run that saves ``out`` keeps its checkpoint."""
+    out = Path(out)
+    return out.with_name(out.stem + ".ckpt")
+
+
+def _resumed_mode(args, label):
+    """``--resume`` continues the run its checkpoint holds: a fixed run's as one (even without ``--fixed``, as
+    before round 3), a run in rounds (coverage-driven or adaptive) only as one."""
+    from reach.sampling.checkpoint import Checkpoint
+    from reach.sets.rounds import ROUNDS
+
+    checkpoint = _checkpoint_of(args.out or Path("results") / f"{label}.npz")
+    if Checkpoint.found(checkpoint):
+        args.fixed = True
+    elif args.fixed and (checkpoint / ROUNDS).is_file():
+        raise UsageError(f"reach: --resume: {str(checkpoint)!r} holds a run in rounds (run without --fixed); "
+                         "resume it without --fixed.")
+
+
 def cmd_run(args):
     problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
+    if args.resume:
+        _resumed_mode(args, label)
     if _mode(args) == "coverage" and args.samples is None:
         n_samples = COVERAGE_CAP
     if args.quick:
@@ -136,7 +147,7 @@ def cmd_run(args):
         return 0
     out = output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
     json_out = output_path(args.json, "--json") if args.json else None
-    checkpoint = out.with_name(out.stem + ".ckpt")
+    checkpoint = _checkpoint_of(out)
     if args.resume and not checkpoint.exists():
         raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
                          "(run without --resume to start afresh).")
@@ -154,12 +165,9 @@ def cmd_run(args):
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
     except KeyboardInterrupt:
-        if _mode(args) == "fixed":
-            print(f"\nreach: interrupted; finished chunks are kept in {checkpoint} — run the same command "
-                  "with --resume to continue.", file=sys.stderr)
-        else:
-            print("\nreach: interrupted; nothing was saved: a run to a coverage target keeps no checkpoint "
-                  "(`--fixed --samples N` runs a fixed budget that --resume can continue).", file=sys.stderr)
+        kept = "finished chunks" if _mode(args) == "fixed" else "finished rounds and the round's chunks"
+        print(f"\nreach: interrupted; {kept} are kept in {checkpoint} — run the same command "
+              "with --resume to continue.", file=sys.stderr)
         return 130
     result.metadata["label"] = label
     from reach.analysis.uniqueness import CHECK_SAMPLES, choice_check
@@ -239,10 +247,12 @@ def _sample(args, problem, h, N, n_samples, checkpoint, common):
     mode = _mode(args)
     if mode == "coverage":
         return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=n_samples,
-                                  initial=min(4096, n_samples), time_limit=args.time_limit, **common)
+                                  initial=min(4096, n_samples), time_limit=args.time_limit, checkpoint=checkpoint,
+                                  resume=args.resume, keep_checkpoint=True, **common)
     if mode == "adaptive":
         return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
-                               max_samples=max(n_samples, 4096), **common)
+                               max_samples=max(n_samples, 4096), checkpoint=checkpoint, resume=args.resume,
+                               keep_checkpoint=True, **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
                                   keep_checkpoint=True, **common)
 
@@ -392,7 +402,7 @@ def _add_run(sub):
                         "prints the budget it needed")
     p.add_argument("--time-limit", type=positive_float, metavar="S",
                    help="stop a coverage-driven run before a round that would take it past S seconds")
-    p.add_argument("--confidence", type=_fraction, default=0.95, metavar="C",
+    p.add_argument("--confidence", type=fraction, default=0.95, metavar="C",
                    help="adaptive stopping confidence (default 0.95); --samples caps the count")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--plan", action="store_true",

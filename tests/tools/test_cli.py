@@ -343,9 +343,9 @@ def test_python_dash_m_reach_is_the_command_line():
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no-such-scenario" in done.stderr
 
 
-@pytest.mark.parametrize("mode, says", [([], "nothing was saved"), (["--fixed"], "--resume to continue")])
+@pytest.mark.parametrize("mode, says", [([], "finished rounds"), (["--fixed"], "finished chunks"),
+                                        (["--epsilon", "0.01"], "finished rounds")])
 def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mode, says):
-    # a run to a coverage target (the default) keeps no checkpoint: it must not point to one
     import reach.tools.cli as cli
 
     def interrupted(*args, **kwargs):
@@ -354,8 +354,35 @@ def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mod
     monkeypatch.setattr(cli, "_sample", interrupted)
     code = main(["run", "rocking-block", "--no-progress", "--out", str(tmp_path / "r.npz"), *mode])
     err = capsys.readouterr().err
-    assert code == 130 and says in err
-    assert ("r.ckpt" in err) == bool(mode)
+    assert code == 130 and says in err and "r.ckpt" in err and "--resume to continue" in err
+
+
+def test_an_interrupted_coverage_run_resumes_with_the_same_command(capsys, tmp_path, monkeypatch):
+    # the default run, to a coverage target, keeps its rounds and the chunks of the round under way
+    from reach.sampling.checkpoint import Checkpoint
+
+    args = ["run", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot"]
+    assert main(args + ["--out", str(tmp_path / "whole.npz")]) == 0
+    real, writes = Checkpoint.write_chunk, []
+
+    def write_chunk(self, chunk):
+        writes.append(chunk["start"])
+        if len(writes) == 5:
+            raise KeyboardInterrupt
+        return real(self, chunk)
+
+    monkeypatch.setattr(Checkpoint, "write_chunk", write_chunk)
+    out, checkpoint = tmp_path / "r.npz", tmp_path / "r.ckpt"
+    assert main(args + ["--out", str(out)]) == 130
+    assert "--resume to continue" in capsys.readouterr().err and (checkpoint / "rounds.json").is_file()
+    monkeypatch.undo()
+    _bad(capsys, args + ["--out", str(out)], "exists from an earlier run")
+    _bad(capsys, args + ["--out", str(out), "--fixed", "--resume"], "resume it without --fixed")
+    assert main(args + ["--out", str(out), "--resume"]) == 0
+    assert out.exists() and not checkpoint.exists()
+    whole, resumed = PostImpactSet.load(tmp_path / "whole.npz"), PostImpactSet.load(out)
+    assert np.array_equal(whole.all_velocities, resumed.all_velocities)
+    assert resumed.metadata["coverage"]["rounds"][0]["samples"] == 2048
 
 
 def test_a_failed_command_leaves_no_empty_output_folder_behind(capsys, tmp_path):
