@@ -246,7 +246,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     if state is not None and not keep:
         state.remove()
     result.metadata["adaptive"] = {"epsilon": epsilon, "confidence": float(confidence),
-                                   "rounds": rounds, "met": met}
+                                   "rounds": rounds, "met": met,
+                                   "resumed_rounds": 0 if state is None else state.resumed}
     warn_if_thin(result)
     return result
 
@@ -298,8 +299,10 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     fixed run does (:mod:`reach.sets.rounds`): ``resume=True`` goes on from
     the round that was under way, with the same set, bit for bit, as an
     uninterrupted run.  The last round's climb and frontier run again, and
-    ``time_limit`` counts from the resume.  The checkpoint is removed once the
-    set is built, unless ``keep_checkpoint``.
+    ``time_limit`` counts from the resume (as ``metadata["coverage"]["seconds"]``
+    does; ``resumed_rounds`` there says how many rounds came from the
+    checkpoint).  The checkpoint is removed once the set is built, unless
+    ``keep_checkpoint``.
     """
     import time
 
@@ -339,7 +342,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
                                    "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
                                    "with_held_out": bool(with_held_out), "frontier_budget": frontier_budget,
                                    "frontier": why, "samples_drawn": int(drawn + frontier_budget),
-                                   "seconds": time.perf_counter() - t0}
+                                   "seconds": time.perf_counter() - t0,
+                                   "resumed_rounds": 0 if state is None else state.resumed}
     if state is not None and not keep:
         state.remove()
     warn_if_thin(result)

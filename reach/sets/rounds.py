@@ -43,10 +43,13 @@ class RoundsCheckpoint:
         What the run is: a resumed run must have the same.
     rounds : list of dict
         The records of the finished rounds, in order.
+    resumed : int
+        How many of them were found when it was opened.
     """
 
     def __init__(self, path, key, rounds):
         self.path, self.key, self.rounds = Path(path), key, list(rounds)
+        self.resumed = len(self.rounds)
 
     @classmethod
     def open(cls, path, key, *, resume):

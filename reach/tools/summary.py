@@ -99,11 +99,17 @@ def print_coverage(coverage):
     rounds = f"{len(coverage['rounds'])} round" + ("" if len(coverage["rounds"]) == 1 else "s")
     print(f"budget {'needed' if coverage['met'] else 'used'}: {coverage['budget']:,d} samples{joined} "
           f"({coverage['samples_drawn']:,d} drawn over {rounds}, {extra} included) in "
-          f"{coverage['seconds']:.1f} s; {last['far']} of {last['held_out']} held-out outcomes farther, "
-          f"upper bound {last['upper_bound']:.2%}")
+          f"{coverage['seconds']:.1f} s{_resumed(coverage)}; {last['far']} of {last['held_out']} held-out outcomes "
+          f"farther, upper bound {last['upper_bound']:.2%}")
     if joined:
         print(f"the completeness estimate above is of the {coverage['budget']:,d}-sample set before the other "
               f"outcomes joined it: the joined set misses at most about as much")
+
+
+def _resumed(record):
+    """`` (resumed: ...)`` where a run in rounds went on from its checkpoint, else ``""``."""
+    done = record.get("resumed_rounds", 0)
+    return f" (resumed: {done} round{'s' if done > 1 else ''} from the checkpoint)" if done else ""
 
 
 def print_adaptive(adaptive):
@@ -112,7 +118,8 @@ def print_adaptive(adaptive):
         return
     last = adaptive["rounds"][-1] if adaptive["rounds"] else None
     verdict = "met" if adaptive["met"] else "NOT met (hit the sample cap)"
-    print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}")
+    print(f"\nadaptive stopping at epsilon={adaptive['epsilon']:g}, confidence={adaptive['confidence']:g}: {verdict}"
+          f"{_resumed(adaptive)}")
     if last:
         print(f"last round ({last['samples']:,d} samples): {last['far']} of {last['held_out']} held-out outcomes "
               f"farther than epsilon; P(held-out outcome outside) <= {last['upper_bound']:.2e}")

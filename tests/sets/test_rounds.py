@@ -9,6 +9,7 @@ import scenarios
 from reach.sampling.checkpoint import Checkpoint
 from reach.sets.build import sample_adaptive, sample_to_coverage
 from reach.sets.rounds import ROUNDS
+from reach.tools.summary import print_coverage
 
 BLOCK = scenarios.get("rocking-block")
 # a target never met, so the run goes through every round: 256, 512, 1024, 2048 samples (40 chunks each)
@@ -38,7 +39,7 @@ def uninterrupted():
     return sample_to_coverage(BLOCK.problem, BLOCK.h, BLOCK.N, **RUN)
 
 
-def test_an_interrupted_coverage_run_resumes_to_the_same_set(tmp_path, monkeypatch, uninterrupted):
+def test_an_interrupted_coverage_run_resumes_to_the_same_set(tmp_path, monkeypatch, capsys, uninterrupted):
     path = tmp_path / "run.ckpt"
     _interrupt_at(monkeypatch, 90)  # within the third round's set
     with pytest.raises(KeyboardInterrupt):
@@ -56,6 +57,10 @@ def test_an_interrupted_coverage_run_resumes_to_the_same_set(tmp_path, monkeypat
     assert _rounds(resumed, "coverage") == _rounds(uninterrupted, "coverage")
     assert resumed.metadata["completeness"]["max"] == uninterrupted.metadata["completeness"]["max"]
     assert not path.exists()  # removed once the set is built
+    assert (resumed.metadata["coverage"]["resumed_rounds"], uninterrupted.metadata["coverage"]["resumed_rounds"]) \
+        == (2, 0)
+    print_coverage(resumed.metadata["coverage"])
+    assert "(resumed: 2 rounds from the checkpoint)" in capsys.readouterr().out
 
 
 def test_the_round_under_way_resumes_from_its_chunks(tmp_path, monkeypatch, uninterrupted):
