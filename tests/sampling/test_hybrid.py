@@ -274,3 +274,32 @@ def test_a_coverage_run_on_a_gpu_alone_runs_its_rounds_held_out_searches_on_the_
     if (os.cpu_count() or 1) >= 2:  # the first round's held-out search ran on the cores, beside the set
         assert all(seed == 4 for seed, _, _ in device.runs[:starts[1]])
     assert any(seed != 4 for seed, _, _ in device.runs[starts[1]:])  # the climb at least ran on the GPU
+
+
+def test_a_coverage_run_on_a_gpu_resumes_on_the_cpu_with_the_same_set(tmp_path, monkeypatch):
+    # `reach run NAME --gpu`, interrupted within its second round, then resumed where there is no GPU
+    from reach.sampling import gpu as gpu_module
+    from reach.sampling.checkpoint import Checkpoint
+    from reach.sets.build import sample_to_coverage
+
+    s = scenarios.get("rocking-block")
+    kw = dict(initial=1024, max_samples=2048, seed=4, resolution=0.002, missed=0.001, checkpoint=tmp_path / "ck")
+    monkeypatch.setattr(gpu_module, "Gpu", CpuDevice)
+    whole = sample_to_coverage(s.problem, s.h, s.N, backend="cuda", **kw)
+    real, writes = Checkpoint.write_chunk, []
+
+    def write_chunk(self, chunk):
+        writes.append(self.path.name)
+        if self.path.name == "set-2048":
+            raise KeyboardInterrupt
+        return real(self, chunk)
+
+    monkeypatch.setattr(Checkpoint, "write_chunk", write_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        sample_to_coverage(s.problem, s.h, s.N, backend="cuda", **kw)
+    monkeypatch.undo()
+    assert "set-1024" in writes
+    resumed = sample_to_coverage(s.problem, s.h, s.N, n_jobs=1, resume=True, **kw)
+    assert resumed.metadata["coverage"]["resumed_rounds"] == 1
+    for field in FIELDS:
+        assert np.array_equal(getattr(whole, field), getattr(resumed, field)), field
