@@ -392,44 +392,49 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     if rounds and progress:
         print(f"  resumed after {len(rounds)} round{'s' if len(rounds) > 1 else ''}, from {state.path}")
     part = (lambda kind: {}) if state is None else (lambda kind: state.part(kind, n))
-    while True:
-        start = time.perf_counter()
-        # on a GPU alone a round's held-out search may run on the cores meanwhile (where "auto" was resolved above)
-        ahead = _held_out_ahead(problem, SamplingSettings(n, h, max_steps, **fields), None, None, run,
-                                small=True) if isinstance(problem, ImpactProblem) else None
-        result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
-                                        **run, **options, **part("set"))
-        result.index_in_background()  # the set's tree builds while the held-out search runs
-        held = None if ahead is None else ahead.result()
-        if held is None or held.settings != held_out_settings(result.settings):
-            held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run,
-                                **part("held"))
-        cores = climb_executor(held, held.settings.n_samples, None, run.get("n_jobs", 1), run.get("backend", "loky"),
-                               run.get("scheduler")).cores
-        first = (cell_counts(problem, held.velocities, CELL * closing_speed(problem))[0] if thin
-                 else np.arange(len(held.velocities)))
-        d = np.atleast_1d(result.distance_to(held.velocities[first], workers=cores)) if len(result) and len(first) \
-            else np.zeros(0)
-        far, trials = int(np.count_nonzero(d > epsilon)), len(d)
-        upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
-        rounds.append({"samples": n, "held_out_samples": held.settings.n_samples, "held_out": trials, "far": far,
-                       "estimate": far / max(trials, 1), "upper_bound": upper,
-                       "seconds": time.perf_counter() - start})
-        if progress:
-            print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
-                  f"(upper bound {upper:.2e})")
-        if upper <= bound:
-            stopped = "met"
-            break
-        if 2 * n > max_samples:
-            stopped = "sample cap"
-            break
-        if time_limit is not None and time.perf_counter() - t0 + 2 * rounds[-1]["seconds"] > time_limit:
-            stopped = "time limit"
-            break
+    try:  # a run that fails before any work leaves no checkpoint to stop the next (a missing GPU, say)
+        while True:
+            start = time.perf_counter()
+            # on a GPU alone a round's held-out search may run on the cores meanwhile (where "auto" was resolved above)
+            ahead = _held_out_ahead(problem, SamplingSettings(n, h, max_steps, **fields), None, None, run,
+                                    small=True) if isinstance(problem, ImpactProblem) else None
+            result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
+                                            **run, **options, **part("set"))
+            result.index_in_background()  # the set's tree builds while the held-out search runs
+            held = None if ahead is None else ahead.result()
+            if held is None or held.settings != held_out_settings(result.settings):
+                held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run,
+                                    **part("held"))
+            cores = climb_executor(held, held.settings.n_samples, None, run.get("n_jobs", 1), run.get("backend", "loky"),
+                                   run.get("scheduler")).cores
+            first = (cell_counts(problem, held.velocities, CELL * closing_speed(problem))[0] if thin
+                     else np.arange(len(held.velocities)))
+            d = np.atleast_1d(result.distance_to(held.velocities[first], workers=cores)) if len(result) and len(first) \
+                else np.zeros(0)
+            far, trials = int(np.count_nonzero(d > epsilon)), len(d)
+            upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
+            rounds.append({"samples": n, "held_out_samples": held.settings.n_samples, "held_out": trials, "far": far,
+                           "estimate": far / max(trials, 1), "upper_bound": upper,
+                           "seconds": time.perf_counter() - start})
+            if progress:
+                print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
+                      f"(upper bound {upper:.2e})")
+            if upper <= bound:
+                stopped = "met"
+                break
+            if 2 * n > max_samples:
+                stopped = "sample cap"
+                break
+            if time_limit is not None and time.perf_counter() - t0 + 2 * rounds[-1]["seconds"] > time_limit:
+                stopped = "time limit"
+                break
+            if state is not None:
+                state.finished(rounds[-1])
+            n *= 2
+    except Exception:
         if state is not None:
-            state.finished(rounds[-1])
-        n *= 2
+            state.discard_if_empty()
+        raise
     if why is not None:
         result.metadata["auto_choice"] = why
     distances = held_out_distances(result, held.velocities, workers=cores, known=(first, d) if len(d) else None)

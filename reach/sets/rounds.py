@@ -112,6 +112,12 @@ class RoundsCheckpoint:
         for kind in ("set", "held"):
             shutil.rmtree(self.path / f"{kind}-{int(record['samples'])}", ignore_errors=True)
 
+    def discard_if_empty(self):
+        """Delete the checkpoint if it holds no work (no round recorded, no chunk written): what a run that fails
+        before it samples leaves would otherwise stop the next run."""
+        if not self.rounds and not any(self.path.glob("*/chunk-*.npz")):
+            self.remove()
+
     def remove(self):
         """Delete the checkpoint."""
         shutil.rmtree(self.path, ignore_errors=True)

@@ -113,3 +113,10 @@ def test_a_fixed_runs_checkpoint_is_not_taken_for_rounds(tmp_path):
     (path / "manifest.json").write_text("{}")
     with pytest.raises(ValueError, match="fixed-budget run's"):
         sample_to_coverage(BLOCK.problem, BLOCK.h, BLOCK.N, checkpoint=path, resume=True, **RUN)
+
+
+def test_a_run_that_fails_before_it_samples_leaves_no_checkpoint(tmp_path):
+    # else the next run would stop on it ("exists from an earlier run"), as a missing GPU once made it
+    with pytest.raises(ValueError, match="n_jobs"):
+        sample_to_coverage(BLOCK.problem, BLOCK.h, BLOCK.N, checkpoint=tmp_path / "run.ckpt", n_jobs=0, **RUN)
+    assert not (tmp_path / "run.ckpt").exists()
