@@ -280,10 +280,12 @@ def test_a_coverage_run_on_a_gpu_resumes_on_the_cpu_with_the_same_set(tmp_path, 
     # `reach run NAME --gpu`, interrupted within its second round, then resumed where there is no GPU
     from reach.sampling import gpu as gpu_module
     from reach.sampling.checkpoint import Checkpoint
+    from reach.sets import rounds
     from reach.sets.build import sample_to_coverage
 
     s = scenarios.get("rocking-block")
     kw = dict(initial=1024, max_samples=2048, seed=4, resolution=0.002, missed=0.001, checkpoint=tmp_path / "ck")
+    monkeypatch.setattr(rounds, "CHUNKS_FROM", 0)  # (rounds this small keep no chunks otherwise)
     monkeypatch.setattr(gpu_module, "Gpu", CpuDevice)
     whole = sample_to_coverage(s.problem, s.h, s.N, backend="cuda", **kw)
     real, writes = Checkpoint.write_chunk, []
@@ -297,7 +299,8 @@ def test_a_coverage_run_on_a_gpu_resumes_on_the_cpu_with_the_same_set(tmp_path, 
     monkeypatch.setattr(Checkpoint, "write_chunk", write_chunk)
     with pytest.raises(KeyboardInterrupt):
         sample_to_coverage(s.problem, s.h, s.N, backend="cuda", **kw)
-    monkeypatch.undo()
+    monkeypatch.setattr(Checkpoint, "write_chunk", real)
+    monkeypatch.setattr(gpu_module, "Gpu", None)  # no GPU any more
     assert "set-1024" in writes
     resumed = sample_to_coverage(s.problem, s.h, s.N, n_jobs=1, resume=True, **kw)
     assert resumed.metadata["coverage"]["resumed_rounds"] == 1

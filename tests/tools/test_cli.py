@@ -360,7 +360,9 @@ def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mod
 def test_an_interrupted_coverage_run_resumes_with_the_same_command(capsys, tmp_path, monkeypatch):
     # the default run, to a coverage target, keeps its rounds and the chunks of the round under way
     from reach.sampling.checkpoint import Checkpoint
+    from reach.sets import rounds
 
+    monkeypatch.setattr(rounds, "CHUNKS_FROM", 0)  # (a round this small keeps no chunks otherwise)
     args = ["run", "rocking-block", "--samples", "2048", "--no-progress", "--n-jobs", "1", "--no-plot"]
     assert main(args + ["--out", str(tmp_path / "whole.npz")]) == 0
     real, writes = Checkpoint.write_chunk, []
@@ -375,14 +377,14 @@ def test_an_interrupted_coverage_run_resumes_with_the_same_command(capsys, tmp_p
     out, checkpoint = tmp_path / "r.npz", tmp_path / "r.ckpt"
     assert main(args + ["--out", str(out)]) == 130
     assert "--resume to continue" in capsys.readouterr().err and (checkpoint / "rounds.json").is_file()
-    monkeypatch.undo()
+    monkeypatch.setattr(Checkpoint, "write_chunk", real)
     _bad(capsys, args + ["--out", str(out)], "exists from an earlier run")
     _bad(capsys, args + ["--out", str(out), "--fixed", "--resume"], "resume it without --fixed")
     assert main(args + ["--out", str(out), "--resume"]) == 0
     assert out.exists() and not checkpoint.exists()
     whole, resumed = PostImpactSet.load(tmp_path / "whole.npz"), PostImpactSet.load(out)
     assert np.array_equal(whole.all_velocities, resumed.all_velocities)
-    assert resumed.metadata["coverage"]["rounds"][0]["samples"] == 2048
+    assert resumed.metadata["coverage"]["rounds"][0]["samples"] == 2048 and resumed.metadata["resumed_samples"] > 0
 
 
 def test_a_failed_command_leaves_no_empty_output_folder_behind(capsys, tmp_path):
