@@ -35,7 +35,8 @@ FORMAT = 1
 #: Rounds of fewer samples keep no chunks: an interrupted one runs again whole.  A chunk file costs about 3 ms to
 #: write (fsync included), and a round has tens of chunks whatever its size: in the disk stack's coverage run (one
 #: core, under cProfile) writing every round's 594 took 1.7 s of 54 s, and its rounds under 2^16 samples take
-#: seconds.  With this rule the run took 43.5 s against 42.4 s without checkpoints (medians of 3, alternating).
+#: seconds.  With this rule the run took 43.5 s against 42.4 s without checkpoints (medians of 3, alternating;
+#: ``bench/rounds-checkpoint.log``).
 CHUNKS_FROM = 2**16
 
 
