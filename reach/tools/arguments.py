@@ -10,9 +10,9 @@ from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "fraction", "output_path", "output_folder", "checkpoint_beside",
-           "remove_empty_outputs", "as_usage_errors", "image_suffixes", "integer_text", "samples", "steps", "seed",
-           "keep_paths", "n_jobs"]
+__all__ = ["UsageError", "UserCodeError", "positive_float", "fraction", "output_path", "output_folder",
+           "checkpoint_beside", "remove_empty_outputs", "as_usage_errors", "image_suffixes", "integer_text", "samples",
+           "steps", "seed", "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):

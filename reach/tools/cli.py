@@ -165,7 +165,7 @@ def cmd_run(args):
     except (ValueError, TypeError) as exc:
         raise UsageError(f"reach: {exc}") from None
     except KeyboardInterrupt:
-        kept = "finished chunks" if _mode(args) == "fixed" else "finished rounds and the round's chunks"
+        kept = "finished chunks" if _mode(args) == "fixed" else "finished rounds (and a large round's chunks)"
         print(f"\nreach: interrupted; {kept} are kept in {checkpoint} — run the same command "
               "with --resume to continue.", file=sys.stderr)
         return 130
