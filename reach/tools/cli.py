@@ -130,8 +130,8 @@ def _resumed_mode(args, label):
     if Checkpoint.found(checkpoint):
         args.fixed = True
     elif args.fixed and (checkpoint / ROUNDS).is_file():
-        raise UsageError(f"reach: --resume: {str(checkpoint)!r} holds a run in rounds (run without --fixed); "
-                         "resume it without --fixed.")
+        raise UsageError(f"reach: --resume: {str(checkpoint)!r} holds the rounds of a coverage-driven or adaptive "
+                         "run, not a fixed one: resume it without --fixed.")
 
 
 def cmd_run(args):
