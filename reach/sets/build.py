@@ -452,6 +452,8 @@ def _rounds_checkpoint(problem, settings, options, rule):
         if resume:
             raise ValueError("`resume=True` needs a `checkpoint` directory.")
         return None
+    if not isinstance(problem, ImpactProblem):
+        return None  # (the first round refuses it, by name)
     key = {"problem": problem.fingerprint(), **{k: v for k, v in settings.as_dict().items() if k != "n_samples"},
            **rule}
     return RoundsCheckpoint.open(path, key, resume=resume)
