@@ -391,7 +391,9 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     n = 2 * rounds[-1]["samples"] if rounds else initial
     if rounds and progress:
         print(f"  resumed after {len(rounds)} round{'s' if len(rounds) > 1 else ''}, from {state.path}")
-    part = (lambda kind: {}) if state is None else (lambda kind: state.part(kind, n))
+    def part(kind):  # what checkpoints this round's "set" or "held" run (n: the round under way)
+        return {} if state is None else state.part(kind, n)
+
     try:  # a run that fails before any work leaves no checkpoint to stop the next (a missing GPU, say)
         while True:
             start = time.perf_counter()
