@@ -22,7 +22,7 @@ import numpy as np
 from reach.files import atomic_write, read_npz
 from reach.kernels.routh import SAMPLE_FIELDS
 
-__all__ = ["Checkpoint", "run_fingerprint"]
+__all__ = ["Checkpoint", "run_fingerprint", "claim_folder", "write_record"]
 
 MANIFEST = "manifest.json"
 FORMAT = 2
@@ -34,6 +34,36 @@ def run_fingerprint(problem, settings):
     """A hash of (problem, settings): what a chunk must have been computed for."""
     text = json.dumps({"problem": problem.fingerprint(), "settings": settings.as_dict()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def claim_folder(path, record, *, resume):
+    """The refusals every kind of checkpoint shares: True where ``path`` holds ``record`` (its file) to resume, False
+    where the folder is new or empty; an existing checkpoint without ``resume``, ``resume`` without one, or a folder
+    of other files is a ValueError."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"checkpoint {str(path)!r} is a file, not a directory; choose another path.")
+    if (path / record).exists():
+        if not resume:
+            raise ValueError(f"checkpoint {str(path)!r} exists from an earlier run; resume it "
+                             "(`resume=True`, `reach run ... --resume`) or delete it.")
+        return True
+    if resume:
+        raise ValueError(f"no checkpoint to resume at {str(path)!r}.")
+    if path.exists() and any(path.iterdir()):
+        raise ValueError(f"checkpoint directory {str(path)!r} exists and is not a checkpoint; "
+                         "choose another path.")
+    return False
+
+
+def write_record(path, record, text):
+    """Write a checkpoint's ``record`` file (JSON ``text``) atomically, making its folder; a ValueError if it cannot."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        atomic_write(path / record, lambda fh: fh.write(text.encode()))
+    except OSError as exc:
+        raise ValueError(f"checkpoint {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
 
 
 class Checkpoint:
@@ -57,25 +87,10 @@ class Checkpoint:
         fingerprint = run_fingerprint(problem, settings)
         manifest = {"problem_fingerprint": problem.fingerprint(), "settings": settings.as_dict(),
                     "run_fingerprint": fingerprint, "format": FORMAT}
-        mfile = path / MANIFEST
-        if path.exists() and not path.is_dir():
-            raise ValueError(f"checkpoint {str(path)!r} is a file, not a directory; choose another path.")
-        if mfile.exists():
-            if not resume:
-                raise ValueError(f"checkpoint {str(path)!r} exists from an earlier run; resume it "
-                                 "(`resume=True`, `reach run ... --resume`) or delete it.")
-            cls._check_manifest(path, mfile, manifest)
-            return cls(path, manifest, fingerprint, settings.n_samples)
-        if resume:
-            raise ValueError(f"no checkpoint to resume at {str(path)!r}.")
-        if path.exists() and any(path.iterdir()):
-            raise ValueError(f"checkpoint directory {str(path)!r} exists and is not a checkpoint; "
-                             "choose another path.")
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            atomic_write(mfile, lambda fh: fh.write(json.dumps(manifest, indent=1).encode()))
-        except OSError as exc:
-            raise ValueError(f"checkpoint {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
+        if claim_folder(path, MANIFEST, resume=resume):
+            cls._check_manifest(path, path / MANIFEST, manifest)
+        else:
+            write_record(path, MANIFEST, json.dumps(manifest, indent=1))
         return cls(path, manifest, fingerprint, settings.n_samples)
 
     @staticmethod

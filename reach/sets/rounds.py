@@ -23,8 +23,7 @@ import json
 import shutil
 from pathlib import Path
 
-from reach.files import atomic_write
-from reach.sampling.checkpoint import Checkpoint
+from reach.sampling.checkpoint import Checkpoint, claim_folder, write_record
 
 __all__ = ["RoundsCheckpoint", "ROUNDS", "FORMAT", "CHUNKS_FROM"]
 
@@ -62,28 +61,13 @@ class RoundsCheckpoint:
     def open(cls, path, key, *, resume):
         """A new checkpoint at ``path``, or (``resume``) the one there, checked against ``key`` (a JSON-ready dict)."""
         path, key = Path(path), json.loads(json.dumps(key))
-        if path.exists() and not path.is_dir():
-            raise ValueError(f"checkpoint {str(path)!r} is a file, not a directory; choose another path.")
         if Checkpoint.found(path):
             raise ValueError(f"checkpoint {str(path)!r} is a fixed-budget run's (`reach run --fixed`); resume it "
                              "with --fixed and its --samples, or delete it.")
-        found = path / ROUNDS
-        if found.exists():
-            if not resume:
-                raise ValueError(f"checkpoint {str(path)!r} exists from an earlier run; resume it "
-                                 "(`resume=True`, `reach run ... --resume`) or delete it.")
-            return cls(path, key, cls._check(path, found, key))
-        if resume:
-            raise ValueError(f"no checkpoint to resume at {str(path)!r}.")
-        if path.exists() and any(path.iterdir()):
-            raise ValueError(f"checkpoint directory {str(path)!r} exists and is not a checkpoint; "
-                             "choose another path.")
+        if claim_folder(path, ROUNDS, resume=resume):
+            return cls(path, key, cls._check(path, path / ROUNDS, key))
         checkpoint = cls(path, key, [])
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            checkpoint._write()
-        except OSError as exc:
-            raise ValueError(f"checkpoint {str(path)!r} cannot be written: {exc.strerror or exc}.") from None
+        checkpoint._write()
         return checkpoint
 
     @staticmethod
@@ -103,8 +87,8 @@ class RoundsCheckpoint:
         return rounds
 
     def _write(self):
-        text = json.dumps({"format": FORMAT, "key": self.key, "rounds": self.rounds}, indent=1)
-        atomic_write(self.path / ROUNDS, lambda fh: fh.write(text.encode()))
+        write_record(self.path, ROUNDS, json.dumps({"format": FORMAT, "key": self.key, "rounds": self.rounds},
+                                                   indent=1))
 
     def part(self, kind, n_samples):
         """Options that checkpoint the ``n_samples``-sample round's ``kind`` (``"set"`` or ``"held"``) run:
