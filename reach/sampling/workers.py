@@ -49,7 +49,7 @@ def dask_client(scheduler):
     if isinstance(scheduler, Client):
         return scheduler
     try:
-        return Client(scheduler, timeout=10)
+        return Client(scheduler, timeout=10, set_as_default=False)  # (the caller uses it by name)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         raise ValueError(f"`scheduler` {scheduler!r} is not reachable: {exc}") from None
 

@@ -1,5 +1,6 @@
 """Issue 4: parallel and distributed sampling, checkpoints and resume, adaptive stopping, mirroring."""
 
+import gc
 import json
 import os
 
@@ -72,6 +73,27 @@ def test_dask_local_cluster_equals_serial(gait, serial):
                                             backend="dask", scheduler=cluster.scheduler_address, **ARGS)
     assert_same(serial, par)
     assert_same(serial, by_address)
+
+
+def test_dask_by_address_connects_once_a_run_and_closes(gait, serial, monkeypatch):
+    """A run by address used to make a Client for every phase (6 for this set); now one, closed after the run."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    made = []
+
+    class Counting(distributed.Client):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(distributed, "Client", Counting)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        par = sample_post_impact_set(gait, 5000, chunk_size=700, keep_paths=50, n_jobs=2, backend="dask",
+                                     scheduler=cluster.scheduler_address, completeness=False, **ARGS)
+        gc.collect()
+        assert len(made) == 1 and made[0].status == "closed"
+    assert_same(serial, par)
+    assert par.metadata["chunks"] > 5  # (a directed set: several phases, each a map over the cluster)
 
 
 def test_dask_without_a_cluster_is_a_clear_error(gait):
