@@ -41,12 +41,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ----------------------------------------------------------------------------- helpers
-def _scenario(name):
+def _scenario(name, files=False):
+    """The scenario ``name``; ``files``: the command takes ``--problem FILE``, where a name like a path points."""
     import scenarios
 
     try:
         return scenarios.get(name)
     except ValueError as exc:
+        if files and (Path(name).suffix or os.sep in name or "/" in name):
+            raise UsageError(f"reach: {str(exc).rstrip('.')}; a problem file is given as --problem FILE.") from None
         raise UsageError(f"reach: {exc}") from None
 
 
@@ -97,7 +100,7 @@ def _run_inputs(args, samples=None):
         except (ValueError, TypeError) as exc:
             raise UsageError(f"reach: --problem: {exc}") from None
         return problem, None, Path(args.problem).stem, args.h, args.steps, samples or 2**14
-    scenario = _scenario(args.name)
+    scenario = _scenario(args.name, files=True)
     return (scenario.problem, scenario, scenario.name, args.h or scenario.h, args.steps or scenario.N,
             samples or scenario.n_samples)
 

@@ -135,6 +135,8 @@ def _bad(capsys, args, *needles):
 
 @pytest.mark.parametrize("args, needle", [
     (["run", "nope"], "unknown scenario 'nope'"),
+    (["run", "my-robot.npz"], "a problem file is given as --problem FILE"),
+    (["coverage", "robots/my-robot"], "a problem file is given as --problem FILE"),
     (["run"], "give a scenario name or --problem FILE"),
     (["run", "--problem", "missing.npz", "--h", "1", "--steps", "2"], "does not exist"),
     (["run", "--problem", "x.json"], "needs --h and --steps"),
