@@ -280,8 +280,10 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     (:meth:`~reach.sets.result.PostImpactSet.union`; both budgets are in
     ``metadata["coverage"]``); any of its samples replays bit for bit with
     its own run's settings (:func:`reach.sets.witness.replay_outcome`).  The
-    completeness estimate stays that of the set *before* the union, so it
-    bounds the union's gap from above.
+    completeness estimate stays that of the set *before* the union: the union
+    misses no more than that set does.  The estimate itself can undershoot
+    that set's gap where the held-out search is small beside the set's extent
+    (the compass gait's first round; docs/guide/complete-sets.md).
 
     Where that estimate's share of the set's *cells* missed
     (``cells_missed``, which weighs the rarely hit cells the outcome rule

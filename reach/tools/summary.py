@@ -103,7 +103,7 @@ def print_coverage(coverage):
           f"farther, upper bound {last['upper_bound']:.2%}")
     if joined:
         print(f"the completeness estimate above is of the {coverage['budget']:,d}-sample set before the other "
-              f"outcomes joined it: the joined set misses at most about as much")
+              f"outcomes joined it: the joined set misses no more than that set does")
 
 
 def _resumed(record):
