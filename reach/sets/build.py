@@ -421,7 +421,8 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
                            "estimate": far / max(trials, 1), "upper_bound": upper,
                            "seconds": time.perf_counter() - start})
             if progress:
-                print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:g} "
+                unit = " m/s" if isinstance(problem, ImpactProblem) else ""  # (contact velocities)
+                print(f"  {n:>9,d} samples: {far} of {trials} held-out outcomes farther than {epsilon:.3g}{unit} "
                       f"(upper bound {upper:.2e})")
             if upper <= bound:
                 stopped = "met"

@@ -26,10 +26,13 @@ def _check_the_rule(result, missed):
     return coverage
 
 
-def test_a_two_contact_set_stops_at_a_small_budget_and_says_why():
+def test_a_two_contact_set_stops_at_a_small_budget_and_says_why(capsys):
     s = scenarios.get("rocking-block")
-    result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, seed=2)
+    result = sample_to_coverage(s.problem, s.h, s.N, initial=1024, seed=2, progress=True)
     coverage = _check_the_rule(result, 0.01)
+    last = coverage["rounds"][-1]  # each round's line says its distance in m/s
+    assert (f"{last['samples']:,d} samples: {last['far']} of {last['held_out']} held-out outcomes farther than "
+            f"{coverage['epsilon']:.3g} m/s") in capsys.readouterr().out
     assert coverage["met"] and coverage["stopped"] == "met" and coverage["budget"] <= 4096
     assert coverage["epsilon"] == pytest.approx(0.02 * closing_speed(s.problem))
     assert result.metadata["completeness"]["outside_2pct"] <= 0.01
