@@ -1,4 +1,5 @@
-"""Command-line argument checks shared by the ``reach`` commands: bad input is one line and exit 2."""
+"""Command-line argument checks shared by the ``reach`` commands (bad input is one line and exit 2), and the
+scenario or problem file a command names."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from pathlib import Path
 
 from reach.sampling.settings import MAX_SAMPLES, MAX_SEED, MAX_STEPS
 
-__all__ = ["UsageError", "UserCodeError", "positive_float", "fraction", "output_path", "output_folder",
-           "checkpoint_beside", "remove_empty_outputs", "as_usage_errors", "image_suffixes", "integer_text", "samples",
-           "steps", "seed", "keep_paths", "n_jobs"]
+__all__ = ["scenario_named", "run_inputs", "UsageError", "UserCodeError", "positive_float", "fraction", "output_path",
+           "output_folder", "checkpoint_beside", "remove_empty_outputs", "as_usage_errors", "image_suffixes",
+           "integer_text", "samples", "steps", "seed", "keep_paths", "n_jobs"]
 
 
 class UsageError(Exception):
@@ -184,3 +185,41 @@ def n_jobs(text):
     if value == 0:
         raise argparse.ArgumentTypeError("expected a worker count (-1: all cores) or auto, got 0")
     return value
+
+
+def scenario_named(name, files=False):
+    """The scenario ``name``, or a :class:`UsageError` naming the valid ones; ``files``: the command also takes
+    ``--problem FILE``, which a name that looks like a path is pointed to."""
+    import scenarios
+
+    try:
+        return scenarios.get(name)
+    except ValueError as exc:
+        if files and (Path(name).suffix or os.sep in name or "/" in name):
+            raise UsageError(f"reach: {str(exc).rstrip('.')}; a problem file is given as --problem FILE.") from None
+        raise UsageError(f"reach: {exc}") from None
+
+
+def run_inputs(args, samples=None):
+    """``(problem, scenario or None, label, h, N, samples)`` from a command's scenario name or ``--problem FILE``
+    (``reach run`` and ``reach coverage``).
+
+    ``samples`` is the sample count given on the command line (default: the
+    scenario's, or 2^14 for a problem file).
+    """
+    from reach import ImpactProblem
+
+    if (args.name is None) == (args.problem is None):
+        raise UsageError("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
+    if args.problem is not None:
+        missing = [flag for flag, value in (("--h", args.h), ("--steps", args.steps)) if value is None]
+        if missing:
+            raise UsageError(f"reach: a --problem run needs {' and '.join(missing)} (no paper defaults).")
+        try:
+            problem = ImpactProblem.from_file(args.problem)
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"reach: --problem: {exc}") from None
+        return problem, None, Path(args.problem).stem, args.h, args.steps, samples or 2**14
+    scenario = scenario_named(args.name, files=True)
+    return (scenario.problem, scenario, scenario.name, args.h or scenario.h, args.steps or scenario.N,
+            samples or scenario.n_samples)

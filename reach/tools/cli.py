@@ -12,23 +12,21 @@ in the checkpoint).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
 from pathlib import Path
 
-from reach.tools.arguments import UsageError, UserCodeError, fraction, image_suffixes, output_folder, output_path, \
-    positive_float, remove_empty_outputs
-from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
-    steps as _steps
+from reach.tools.arguments import UsageError, UserCodeError, image_suffixes, output_folder, output_path, \
+    positive_float, remove_empty_outputs, run_inputs, scenario_named
+from reach.tools.arguments import n_jobs as _n_jobs, samples as _samples, steps as _steps
 from reach.tools.cli_bench import add_bench
 from reach.tools.cli_simulate import add_simulate
 from reach.tools.cli_design import add_sweep
 from reach.tools.cli_figures import add_figures
+from reach.tools.cli_run import add_run
 from reach.tools.cli_through import add_through
-from reach.tools.compiling import compile_progress
-from reach.tools.summary import format_summary, print_adaptive, print_coverage
+from reach.tools.summary import format_summary
 
 __all__ = ["main", "build_parser", "format_summary", "UsageError"]
 
@@ -38,19 +36,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
-
-
-# ----------------------------------------------------------------------------- helpers
-def _scenario(name, files=False):
-    """The scenario ``name``; ``files``: the command takes ``--problem FILE``, where a name like a path points."""
-    import scenarios
-
-    try:
-        return scenarios.get(name)
-    except ValueError as exc:
-        if files and (Path(name).suffix or os.sep in name or "/" in name):
-            raise UsageError(f"reach: {str(exc).rstrip('.')}; a problem file is given as --problem FILE.") from None
-        raise UsageError(f"reach: {exc}") from None
 
 
 # ----------------------------------------------------------------------------- commands
@@ -71,7 +56,7 @@ def cmd_list(args):
 
 
 def cmd_show(args):
-    scenario = _scenario(args.name)
+    scenario = scenario_named(args.name)
     out = output_path(args.out or f"{scenario.name}.png", "--out", suffixes=image_suffixes())
     from reach.plotting.drawing import draw_configuration
 
@@ -79,204 +64,6 @@ def cmd_show(args):
     ax.figure.savefig(out, dpi=150, bbox_inches="tight")
     print(f"wrote {out}")
     return 0
-
-
-def _run_inputs(args, samples=None):
-    """(problem, scenario or None, label, h, N, samples) from a scenario name or --problem FILE.
-
-    ``samples`` is the sample count given on the command line (default: the
-    scenario's, or 2^14 for a problem file).
-    """
-    from reach import ImpactProblem
-
-    if (args.name is None) == (args.problem is None):
-        raise UsageError("reach: give a scenario name or --problem FILE (one of them); see `reach list`.")
-    if args.problem is not None:
-        missing = [flag for flag, value in (("--h", args.h), ("--steps", args.steps)) if value is None]
-        if missing:
-            raise UsageError(f"reach: a --problem run needs {' and '.join(missing)} (no paper defaults).")
-        try:
-            problem = ImpactProblem.from_file(args.problem)
-        except (ValueError, TypeError) as exc:
-            raise UsageError(f"reach: --problem: {exc}") from None
-        return problem, None, Path(args.problem).stem, args.h, args.steps, samples or 2**14
-    scenario = _scenario(args.name, files=True)
-    return (scenario.problem, scenario, scenario.name, args.h or scenario.h, args.steps or scenario.N,
-            samples or scenario.n_samples)
-
-
-#: ``reach run``'s default cap on a coverage-driven run's budget (``--samples`` sets another).
-COVERAGE_CAP = 2**20
-
-
-def _mode(args):
-    """How ``reach run`` samples: ``"fixed"`` (``--fixed``), ``"adaptive"`` (``--epsilon``) or
-    ``"coverage"`` (the default: doubling budgets until the held-out estimate meets the coverage target)."""
-    if args.fixed:
-        return "fixed"
-    return "adaptive" if args.epsilon is not None else "coverage"
-
-
-def _checkpoint_of(out):
-    """Where the run that saves ``out`` keeps its checkpoint."""
-    out = Path(out)
-    return out.with_name(out.stem + ".ckpt")
-
-
-def _resumed_mode(args, label):
-    """``--resume`` continues the run its checkpoint holds: a fixed run's as one (even without ``--fixed``, as
-    before round 3), a run in rounds (coverage-driven or adaptive) only as one."""
-    from reach.sampling.checkpoint import Checkpoint
-    from reach.sets.rounds import ROUNDS
-
-    checkpoint = _checkpoint_of(args.out or Path("results") / f"{label}.npz")
-    if Checkpoint.found(checkpoint):
-        args.fixed = True
-    elif args.fixed and (checkpoint / ROUNDS).is_file():
-        raise UsageError(f"reach: --resume: {str(checkpoint)!r} holds the rounds of a coverage-driven or adaptive "
-                         "run, not a fixed one: resume it without --fixed.")
-
-
-def cmd_run(args):
-    problem, scenario, label, h, N, n_samples = _run_inputs(args, args.samples)
-    if args.resume:
-        _resumed_mode(args, label)
-    if _mode(args) == "coverage" and args.samples is None:
-        n_samples = COVERAGE_CAP
-    if args.quick:
-        n_samples = min(n_samples, 4096)
-    if args.plan:
-        print(_describe_plan(args, n_samples, h, N))
-        return 0
-    out = output_path(args.out or Path("results") / f"{label}.npz", "--out", suffixes=(".npz",))
-    json_out = output_path(args.json, "--json") if args.json else None
-    checkpoint = _checkpoint_of(out)
-    if args.resume and not checkpoint.exists():
-        raise UsageError(f"reach: --resume: no checkpoint at {str(checkpoint)!r}, so nothing to resume "
-                         "(run without --resume to start afresh).")
-    common = dict(eps=args.eps, seed=args.seed, sequence=args.sequence, caps=args.caps, strategy=args.strategy,
-                  solution_choice=args.choice, keep_paths=args.keep_paths, n_jobs=args.n_jobs,
-                  backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)
-    import warnings
-
-    from reach.sets.result import SamplingWarning
-
-    warnings.simplefilter("ignore", SamplingWarning)  # the summary prints the status and its message
-    try:
-        with compile_progress(enabled=not args.no_progress):
-            result = _sample(args, problem, h, N, n_samples, checkpoint, common)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"reach: {exc}") from None
-    except KeyboardInterrupt:
-        kept = "finished chunks" if _mode(args) == "fixed" else "finished rounds (and a large round's chunks)"
-        print(f"\nreach: interrupted; {kept} are kept in {checkpoint} — run the same command "
-              "with --resume to continue.", file=sys.stderr)
-        return 130
-    result.metadata["label"] = label
-    from reach.analysis.uniqueness import CHECK_SAMPLES, choice_check
-
-    result.metadata["uniqueness"] = choice_check(result, n_samples=CHECK_SAMPLES // 2 if args.quick else CHECK_SAMPLES,
-                                                 seed=args.seed)
-    summary = result.summary()
-    if "coverage" in result.metadata:
-        summary["coverage"] = result.metadata["coverage"]
-    print(format_summary(summary, f"{label}: post-impact set (h={h:g}, N={N}, seed={args.seed}, "
-                                  f"choice={result.settings.solution_choice})"))
-    print_adaptive(summary.get("adaptive"))
-    print_coverage(result.metadata.get("coverage"))
-    result.save(out)  # atomic: the checkpoint goes only once the result is safely on disk
-    if checkpoint.exists():
-        import shutil
-
-        shutil.rmtree(checkpoint, ignore_errors=True)
-    print(f"\nsaved {len(result):,d} outcomes to {out}")
-    if json_out is not None:
-        json_out.write_text(json.dumps(summary, indent=1))
-        print(f"wrote {json_out}")
-    if not args.no_plot and len(result):
-        print(f"wrote {_draw_run(result, scenario, out.with_suffix('.png'))}")
-    if not result.success:
-        print(f"reach: {result.message}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _describe_plan(args, n_samples, h, N):
-    """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
-    from reach.sampling.executors import Cuda, Hybrid
-    from reach.sampling.plan import plan_run
-    from reach.sets.completeness import held_out_settings
-    from reach.sampling.settings import SamplingSettings
-    from reach.sampling.workers import worker_count
-
-    try:
-        settings = SamplingSettings(n_samples, h, N, eps=args.eps, seed=args.seed, sequence=args.sequence,
-                                    caps=args.caps, strategy=args.strategy)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"reach: {exc}") from None
-    head = []
-    if _mode(args) == "coverage":
-        head = [f"coverage-driven: rounds of {min(4096, n_samples):,d}, then twice as many samples each, up to "
-                f"{n_samples:,d}, each followed by its held-out search, until at most 1% of the held-out outcomes "
-                "lie farther than 2% of |vn0| from the set (--fixed: one fixed budget). The first round:"]
-        n_samples = min(4096, n_samples)
-        settings = settings.replace(n_samples=n_samples)
-    jobs = -1 if args.n_jobs == "auto" else args.n_jobs
-    workers = 1 if args.backend in ("serial", "cuda") else worker_count(jobs, range(n_samples))
-    if args.backend == "cuda+cpu" and jobs == -1:  # every core but the one driving the GPU
-        workers = max(1, workers - 1)
-    gpu, hybrid = args.backend == "cuda", args.backend == "cuda+cpu"
-    lines = head + [plan_run(settings, workers, chunk_size=Cuda.chunk_size if gpu else Hybrid.chunk_size if hybrid
-                             else None, taper=not (gpu or hybrid)).describe()]
-    if args.backend == "cuda":
-        lines.append("(--gpu: one worker, the GPU; each chunk runs as one or a few kernel launches)")
-    elif args.backend == "cuda+cpu":
-        lines.append("(--backend cuda+cpu: small chunks; the GPU takes runs of them from each phase's front, as one "
-                     "launch each, the processes runs from its back, each sized by the rates measured so far)")
-    elif args.n_jobs == "auto":
-        lines.append("(--n-jobs auto: one worker instead, where a pilot of 256 samples puts the run under 1 s)")
-    held = held_out_settings(settings)
-    lines.append(f"then the held-out completeness search: {held.n_samples:,d} samples of its own, "
-                 f"{held.strategy} sampling, seed {held.seed}, on the same workers")
-    return "\n".join(lines)
-
-
-def _sample(args, problem, h, N, n_samples, checkpoint, common):
-    """The run itself (:func:`_mode`): to the coverage target (the default), adaptive stopping with
-    ``--epsilon``, or a fixed budget (``--fixed``, checkpointed)."""
-    from reach import sample_post_impact_set
-    from reach.sets.build import sample_adaptive, sample_to_coverage
-
-    mode = _mode(args)
-    if mode == "coverage":
-        return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=n_samples,
-                                  initial=min(4096, n_samples), time_limit=args.time_limit, checkpoint=checkpoint,
-                                  resume=args.resume, keep_checkpoint=True, **common)
-    if mode == "adaptive":
-        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
-                               max_samples=max(n_samples, 4096), checkpoint=checkpoint, resume=args.resume,
-                               keep_checkpoint=True, **common)
-    return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
-                                  keep_checkpoint=True, **common)
-
-
-def _draw_run(result, scenario, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from reach.plotting import plot_result_figure, plot_scenario_figure
-
-    if scenario is not None:
-        fig = plot_scenario_figure(scenario, result, mirror=True)
-    else:
-        fig = plot_result_figure(result)
-    try:
-        fig.savefig(path, dpi=110)
-    finally:
-        plt.close(fig)
-    return path
 
 
 def _other_result(path):
@@ -324,7 +111,7 @@ def cmd_plot(args):
 def cmd_coverage(args):
     from reach.tools.coverage import format_coverage, plot_coverage, run_coverage, save_report
 
-    problem, scenario, label, h, N, budget = _run_inputs(args, args.budget)
+    problem, scenario, label, h, N, budget = run_inputs(args, args.budget)
     if scenario is not None and args.budget is None:
         budget = min(budget, 2**16)
     out = output_path(args.out or Path("results") / f"{label}-coverage.json", "--out", suffixes=(".json",))
@@ -349,70 +136,6 @@ def cmd_coverage(args):
     return 0
 
 
-def _add_run(sub):
-    p = sub.add_parser("run", help="sample the post-impact set of a scenario or a problem file")
-    p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")
-    p.add_argument("--problem", metavar="FILE", help="an ImpactProblem saved as .npz or .json")
-    p.add_argument("--samples", type=_samples,
-                   help="the most samples the run may take (default 2^20); with --fixed, exactly this many "
-                        "(default: the paper's)")
-    p.add_argument("--fixed", action="store_true",
-                   help="a fixed budget of --samples samples (the paper's way, and reach's default until "
-                        "round 3), instead of sampling until the coverage target is met")
-    p.add_argument("--h", type=positive_float, help="step size h (default: the paper's)")
-    p.add_argument("--steps", type=_steps, help="trajectory length N (default: the paper's)")
-    p.add_argument("--eps", type=positive_float, help="closing-step radius epsilon (default h/10)")
-    p.add_argument("--seed", type=_seed, default=0)
-    p.add_argument("--sequence", choices=("sobol", "uniform"), default="sobol")
-    p.add_argument("--caps", choices=("uniform", "extremes", "mixed", "broad"), default="mixed",
-                   help="cap distribution: uniform (the paper's), extremes (reaches the set's "
-                        "extremes faster with 3+ contacts), mixed (half of each) or broad (uniform, "
-                        "extreme and binary in turn)")
-    p.add_argument("--strategy", choices=("directed", "uniform"), default="directed",
-                   help="directed (default): three quarters of the budget push out from the set's edges; "
-                        "uniform: the paper's plain sampling")
-    p.add_argument("--choice", choices=("auto", "exact", "walk", "random", "first", "enumerate"), default="auto",
-                   help="solution pick at non-unique steps: auto (default: exact for planar problems "
-                        "with up to 3 contacts, and with 4 or 5 where counts predict it cheap; else "
-                        "first where a probe of 128 trajectories finds random covering vectors "
-                        "reaching nothing else, random where they do), exact (uniform among all solutions: "
-                        "certified-unique steps by Lemke, the rest by contact modes; planar, m <= 6), "
-                        "walk (random covering vector, then a hop of Lemke's walk that reaches the "
-                        "solutions of index -1), random (random covering vector), first (deterministic), enumerate (all "
-                        "solutions by bases, uniform; slow, n <= 14)")
-    p.add_argument("--keep-paths", type=_keep_paths, default=4096, metavar="K",
-                   help="store the velocity paths of the first K samples (default 4096)")
-    p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME.npz)")
-    p.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
-    p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
-    p.add_argument("--quick", action="store_true", help="at most 4096 samples")
-    p.add_argument("--n-jobs", type=_n_jobs, default="auto", metavar="J",
-                   help="parallel workers (-1: all cores; auto, the default: one core when a pilot puts the "
-                        "run under a second there, else all; the result does not depend on it)")
-    p.add_argument("--backend", choices=("loky", "threading", "dask", "serial", "cuda", "cuda+cpu"), default="loky",
-                   help="where the chunks run (cuda+cpu: the GPU and --n-jobs local processes together)")
-    p.add_argument("--gpu", action="store_const", const="cuda", dest="backend",
-                   help="run the samples on this machine's CUDA GPU (--backend cuda; needs 'reach[cuda]'); "
-                        "--backend cuda+cpu runs the GPU and --n-jobs processes together")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://host:8786")
-    p.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run from its checkpoint (OUT.ckpt)")
-    p.add_argument("--epsilon", type=positive_float, metavar="E",
-                   help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
-    p.add_argument("--coverage", action="store_true",
-                   help="the default: sample until the held-out estimate puts at most 1%% of outcomes farther "
-                        "than 2%% of |vn0| from the set (doubling budgets from 4096; --samples caps them); "
-                        "prints the budget it needed")
-    p.add_argument("--time-limit", type=positive_float, metavar="S",
-                   help="stop a coverage-driven run before a round that would take it past S seconds")
-    p.add_argument("--confidence", type=fraction, default=0.95, metavar="C",
-                   help="adaptive stopping confidence (default 0.95); --samples caps the count")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--plan", action="store_true",
-                   help="print the run's plan (phases, chunks per worker) and exit without sampling")
-    p.set_defaults(func=cmd_run)
-
-
 def build_parser():
     """The ``reach`` command's argument parser, with every subcommand."""
     from reach.version import __version__
@@ -423,7 +146,7 @@ def build_parser():
                     "(Halm & Posa's set-valued Routh impact model).")
     parser.add_argument("--version", action="version", version=f"reach {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _add_run(sub)
+    add_run(sub)
 
     p = sub.add_parser("coverage", help="measure how much of the set each sampling strategy covers")
     p.add_argument("name", nargs="?", help="scenario name (see `reach list`)")

@@ -349,12 +349,12 @@ def test_python_dash_m_reach_is_the_command_line():
 @pytest.mark.parametrize("mode, says", [([], "finished rounds"), (["--fixed"], "finished chunks"),
                                         (["--epsilon", "0.01"], "finished rounds")])
 def test_an_interrupted_run_says_what_it_kept(capsys, tmp_path, monkeypatch, mode, says):
-    import reach.tools.cli as cli
+    import reach.tools.cli_run as cli_run
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_sample", interrupted)
+    monkeypatch.setattr(cli_run, "_sample", interrupted)
     code = main(["run", "rocking-block", "--no-progress", "--out", str(tmp_path / "r.npz"), *mode])
     err = capsys.readouterr().err
     assert code == 130 and says in err and "r.ckpt" in err and "--resume to continue" in err
