@@ -49,6 +49,7 @@ def _resumed_mode(args, label):
 
 
 def cmd_run(args):
+    """``reach run``: sample, print the summary, save the set (and its plot); the exit code."""
     problem, scenario, label, h, N, n_samples = run_inputs(args, args.samples)
     if args.resume:
         _resumed_mode(args, label)
