@@ -313,6 +313,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, c
     with_frontier = options.pop("with_frontier", True)
     if not 0 < confidence < 1:
         raise ValueError(f"`confidence` must be in (0, 1); got {confidence!r}.")
+    if not missed < 1:  # (a share of the held-out outcomes: 1 or more is met by any set)
+        raise ValueError(f"`missed` must be in (0, 1); got {missed!r}.")
     if time_limit is not None:
         time_limit = check_positive_number("time_limit", time_limit)
     run = {k: options.pop(k) for k in ("n_jobs", "backend", "scheduler", "progress") if k in options}

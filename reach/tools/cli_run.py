@@ -11,7 +11,7 @@ from reach.tools.arguments import UsageError, fraction, output_path, positive_fl
 from reach.tools.arguments import keep_paths as _keep_paths, n_jobs as _n_jobs, samples as _samples, seed as _seed, \
     steps as _steps
 from reach.tools.compiling import compile_progress
-from reach.tools.summary import format_summary, print_adaptive, print_coverage
+from reach.tools.summary import format_summary, percent, print_adaptive, print_coverage
 
 __all__ = ["add_run", "cmd_run", "COVERAGE_CAP"]
 
@@ -26,6 +26,11 @@ def _mode(args):
     if args.fixed:
         return "fixed"
     return "adaptive" if args.epsilon is not None else "coverage"
+
+
+def _target(args):
+    """``(resolution, missed)`` of a coverage-driven run: ``--resolution`` and ``--missed``, or the defaults."""
+    return (0.02 if args.resolution is None else args.resolution), (0.01 if args.missed is None else args.missed)
 
 
 def _checkpoint_of(out):
@@ -53,6 +58,9 @@ def cmd_run(args):
     problem, scenario, label, h, N, n_samples = run_inputs(args, args.samples)
     if args.resume:
         _resumed_mode(args, label)
+    if _mode(args) != "coverage" and (args.resolution is not None or args.missed is not None):
+        raise UsageError(f"reach: --resolution and --missed set the coverage target, which a "
+                         f"{'--fixed' if args.fixed else '--epsilon'} run has not.")
     if _mode(args) == "coverage" and args.samples is None:
         n_samples = COVERAGE_CAP
     if args.quick:
@@ -129,8 +137,9 @@ def _describe_plan(args, n_samples, h, N):
     head = []
     if _mode(args) == "coverage":
         head = [f"coverage-driven: rounds of {min(4096, n_samples):,d}, then twice as many samples each, up to "
-                f"{n_samples:,d}, each followed by its held-out search, until at most 1% of the held-out outcomes "
-                "lie farther than 2% of |vn0| from the set (--fixed: one fixed budget). The first round:"]
+                f"{n_samples:,d}, each followed by its held-out search, until at most {percent(_target(args)[1])} of "
+                f"the held-out outcomes lie farther than {percent(_target(args)[0])} of |vn0| from the set (--fixed: "
+                "one fixed budget). The first round:"]
         n_samples = min(4096, n_samples)
         settings = settings.replace(n_samples=n_samples)
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
@@ -162,6 +171,7 @@ def _sample(args, problem, h, N, n_samples, checkpoint, common):
     mode = _mode(args)
     if mode == "coverage":
         return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=n_samples,
+                                  resolution=_target(args)[0], missed=_target(args)[1],
                                   initial=min(4096, n_samples), time_limit=args.time_limit, checkpoint=checkpoint,
                                   resume=args.resume, keep_checkpoint=True, **common)
     if mode == "adaptive":
@@ -244,8 +254,12 @@ def add_run(sub):
                    help="adaptive stopping: sample until new outcomes land within E (m/s) of the set")
     p.add_argument("--coverage", action="store_true",
                    help="the default: sample until the held-out estimate puts at most 1%% of outcomes farther "
-                        "than 2%% of |vn0| from the set (doubling budgets from 4096; --samples caps them); "
-                        "prints the budget it needed")
+                        "than 2%% of |vn0| from the set (--missed, --resolution; doubling budgets from 4096; "
+                        "--samples caps them); prints the budget it needed")
+    p.add_argument("--resolution", type=fraction, metavar="R",
+                   help="the coverage target's distance, as a share of |vn0| (default 0.02)")
+    p.add_argument("--missed", type=fraction, metavar="M",
+                   help="the coverage target's share of held-out outcomes that may lie farther (default 0.01)")
     p.add_argument("--time-limit", type=positive_float, metavar="S",
                    help="stop a coverage-driven run before a round that would take it past S seconds")
     p.add_argument("--confidence", type=fraction, default=0.95, metavar="C",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["format_summary", "print_coverage", "print_adaptive"]
+__all__ = ["format_summary", "print_coverage", "print_adaptive", "percent"]
 
 
 def format_summary(summary, title):
@@ -82,13 +82,19 @@ def _uniqueness_lines(u):
             f"({how});", f"{pad}{pick}; {remedy}"]
 
 
+def percent(share):
+    """A share as a percentage with no more digits than it has: ``1%``, ``0.5%``, ``2.5%``, ``99.9%``."""
+    return f"{100 * share:.3g}%"
+
+
 def print_coverage(coverage):
     """Print what a coverage-driven run (``metadata["coverage"]``) met, the budget it needed and the time."""
     if not coverage:
         return
     last = coverage["rounds"][-1]
-    goal = (f"at most {coverage['missed']:.0%} of the held-out outcomes farther than {coverage['resolution']:.0%} "
-            f"of |vn0| ({coverage['epsilon']:.3g} m/s), at {coverage['confidence']:.0%} confidence")
+    goal = (f"at most {percent(coverage['missed'])} of the held-out outcomes farther than "
+            f"{percent(coverage['resolution'])} of |vn0| ({coverage['epsilon']:.3g} m/s), at "
+            f"{percent(coverage['confidence'])} confidence")
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
     joined = f" + {coverage['held_out_budget']:,d} held-out" if coverage["with_held_out"] else ""

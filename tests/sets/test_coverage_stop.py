@@ -57,7 +57,7 @@ def test_a_set_that_needs_more_doubles_and_stops_at_the_cap_or_the_clock():
 
 def test_bad_targets_are_refused():
     s = scenarios.get("rocking-block")
-    for bad in (dict(resolution=0.0), dict(missed=-1.0), dict(confidence=1.0), dict(time_limit=0.0)):
+    for bad in (dict(resolution=0.0), dict(missed=-1.0), dict(missed=1.5), dict(confidence=1.0), dict(time_limit=0.0)):
         with pytest.raises(ValueError):
             sample_to_coverage(s.problem, s.h, s.N, **bad)
 

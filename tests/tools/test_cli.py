@@ -158,6 +158,10 @@ def _bad(capsys, args, *needles):
     (["run", "rocking-block", "--n-jobs", "0"], "--n-jobs"),
     (["run", "rocking-block", "--n-jobs", "many"], "--n-jobs"),
     (["run", "rocking-block", "--confidence", "1.5"], "--confidence"),
+    (["run", "rocking-block", "--missed", "1.5"], "--missed"),
+    (["run", "rocking-block", "--resolution", "0"], "--resolution"),
+    (["run", "rocking-block", "--fixed", "--missed", "0.05"], "--resolution and --missed set the coverage target"),
+    (["run", "rocking-block", "--epsilon", "0.01", "--resolution", "0.05"], "a --epsilon run has not"),
     (["run", "rocking-block", "--caps", "edges"], "--caps"),
     (["run", "rocking-block", "--out", "x.txt"], "--out must end in .npz"),
     (["run", "compass-gait", "--choice", "enumerate", "--steps", "20000", "--quick"], "Sobol dimensions"),
@@ -344,6 +348,23 @@ def test_python_dash_m_reach_is_the_command_line():
     done = subprocess.run([sys.executable, "-m", "reach", "run", "no-such-scenario"], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no-such-scenario" in done.stderr
+
+
+def test_run_to_a_coverage_target_of_ones_own(tmp_path, capsys):
+    """--resolution and --missed name the target (SPEC: the user names the resolution); the run meets that one."""
+    out = tmp_path / "set.npz"
+    assert main(["run", "compass-gait", "--resolution", "0.01", "--missed", "0.005", "--no-plot", "--no-progress",
+                 "--n-jobs", "1", "--out", str(out)]) == 0
+    import scenarios
+    from reach.sets.completeness import closing_speed
+
+    text = capsys.readouterr().out
+    coverage = PostImpactSet.load(out).metadata["coverage"]
+    speed = closing_speed(scenarios.get("compass-gait").problem)
+    assert coverage["resolution"] == 0.01 and coverage["missed"] == 0.005
+    assert coverage["epsilon"] == pytest.approx(0.01 * speed)
+    assert coverage["met"] and coverage["rounds"][-1]["upper_bound"] <= 0.005
+    assert "coverage target, at most 0.5% of the held-out outcomes farther than 1% of |vn0|" in text
 
 
 @pytest.mark.parametrize("mode, says", [([], "finished rounds"), (["--fixed"], "finished chunks"),
