@@ -334,7 +334,8 @@ def propagate(system, q0, v0, *, settings=None, law=None, guard=None, n_jobs=1, 
     if checkpoint is not None and open_checkpoint(out, checkpoint, resume, law=out.law, guard=out.guard):
         carried = _carried(system, out.impacts[-1])
     from tqdm.auto import tqdm
-    for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="impacts", leave=False):
+    for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="impacts",
+                  unit="impact", leave=False):
         hits, ended = _flow_branches(system, settings, carried, guard)
         if not hits:
             out.ended = ended

@@ -108,7 +108,7 @@ def propagate_touchdowns(model, qpos, qvel, *, controller=None, settings=None, n
     from tqdm.auto import tqdm
 
     for k in tqdm(range(len(out.impacts) + 1, settings.impacts + 1), disable=not progress, desc="touchdowns",
-                  leave=False):
+                  unit="touchdown", leave=False):
         rows, ended = [], []
         for parent, (t, q, v) in enumerate(carried):
             flight, problem = out.touchdown(t, q, v)

@@ -76,7 +76,7 @@ def sweep(build, grid, measures=("diameter",), *, budget=2 ** 10, h=None, max_st
         raise ValueError("the grid is empty.")
     run = delayed(_point)
     jobs = (run(build, p, measures, budget, h, max_steps, seed) for p in tqdm(points, disable=not progress,
-                                                                              desc="sweep", leave=False))
+                                                                              desc="sweep", unit="point", leave=False))
     rows = Parallel(n_jobs=n_jobs, backend="loky" if n_jobs != 1 else "sequential")(jobs)
     values = {m: np.array([row[m] for row in rows]) for m in measures}
     return Sweep(names, points, values)
