@@ -28,9 +28,31 @@ def _mode(args):
     return "adaptive" if args.epsilon is not None else "coverage"
 
 
+def _confidence(args):
+    """``--confidence``, or 0.95."""
+    return 0.95 if args.confidence is None else args.confidence
+
+
 def _target(args):
     """``(resolution, missed)`` of a coverage-driven run: ``--resolution`` and ``--missed``, or the defaults."""
     return (0.02 if args.resolution is None else args.resolution), (0.01 if args.missed is None else args.missed)
+
+
+def _refuse_unused(args):
+    """A flag that the run would ignore is a usage error: the user meant something by it."""
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("reach: --scheduler is a dask scheduler's address: it needs --backend dask.")
+    mode = _mode(args)
+    unused = {"fixed": ("resolution", "missed", "time_limit", "confidence"),
+              "adaptive": ("resolution", "missed", "time_limit")}.get(mode, ())
+    given = ["--" + name.replace("_", "-") for name in unused if getattr(args, name) is not None]
+    if given:
+        flags, one = " and ".join(given), len(given) == 1
+        if mode == "fixed":
+            raise UsageError(f"reach: {flags} {'does' if one else 'do'} not apply to a --fixed run "
+                             "(one fixed budget, no rounds).")
+        raise UsageError(f"reach: {flags} {'does' if one else 'do'} not apply to an --epsilon run: "
+                         f"{'it sets' if one else 'they set'} the default, coverage-driven run.")
 
 
 def _checkpoint_of(out):
@@ -58,9 +80,7 @@ def cmd_run(args):
     problem, scenario, label, h, N, n_samples = run_inputs(args, args.samples)
     if args.resume:
         _resumed_mode(args, label)
-    if _mode(args) != "coverage" and (args.resolution is not None or args.missed is not None):
-        raise UsageError(f"reach: --resolution and --missed set the coverage target, which a "
-                         f"{'--fixed' if args.fixed else '--epsilon'} run has not.")
+    _refuse_unused(args)
     if _mode(args) == "coverage" and args.samples is None:
         n_samples = COVERAGE_CAP
     if args.quick:
@@ -170,12 +190,12 @@ def _sample(args, problem, h, N, n_samples, checkpoint, common):
 
     mode = _mode(args)
     if mode == "coverage":
-        return sample_to_coverage(problem, h, N, confidence=args.confidence, max_samples=n_samples,
+        return sample_to_coverage(problem, h, N, confidence=_confidence(args), max_samples=n_samples,
                                   resolution=_target(args)[0], missed=_target(args)[1],
                                   initial=min(4096, n_samples), time_limit=args.time_limit, checkpoint=checkpoint,
                                   resume=args.resume, keep_checkpoint=True, **common)
     if mode == "adaptive":
-        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=args.confidence,
+        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=_confidence(args),
                                max_samples=max(n_samples, 4096), checkpoint=checkpoint, resume=args.resume,
                                keep_checkpoint=True, **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,
@@ -262,8 +282,8 @@ def add_run(sub):
                    help="the coverage target's share of held-out outcomes that may lie farther (default 0.01)")
     p.add_argument("--time-limit", type=positive_float, metavar="S",
                    help="stop a coverage-driven run before a round that would take it past S seconds")
-    p.add_argument("--confidence", type=fraction, default=0.95, metavar="C",
-                   help="adaptive stopping confidence (default 0.95); --samples caps the count")
+    p.add_argument("--confidence", type=fraction, metavar="C",
+                   help="the confidence of the coverage target's or --epsilon's bound (default 0.95)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--plan", action="store_true",
                    help="print the run's plan (phases, chunks per worker) and exit without sampling")
