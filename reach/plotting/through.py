@@ -60,7 +60,8 @@ def plot_propagation(propagation, coordinate, label, *, classical=None, referenc
         bottom.plot(ks[~positive], np.full((~positive).sum(), bottom.get_ylim()[0] if positive.any() else 1e-16),
                     "v", color="0.4", label="a single outcome")
         bottom.legend(fontsize=9)
-    bottom.set_ylabel("spread of the set (max - min)")
+    unit = label[label.rfind("("):] if label.endswith(")") else ""  # the coordinate's unit, as "(m/s)"
+    bottom.set_ylabel(f"spread of the set, max - min {unit}".rstrip())
     bottom.set_xlabel("impact")
     bottom.grid(alpha=0.3, which="both")
     bottom.set_xticks(ks)

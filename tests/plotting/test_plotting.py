@@ -196,3 +196,23 @@ def test_sweep_plot_names_the_measure_and_the_parameter_with_its_unit():
         assert ax.get_ylabel() == "diameter of the set (KE metric, / |p0|)"
     finally:
         plt.close(ax.figure)
+
+
+def test_a_propagations_plot_gives_both_panels_the_coordinates_unit(tmp_path):
+    """The spread panel's axis carries the unit the caller's label gives (it was unitless)."""
+    from types import SimpleNamespace
+
+    from reach.plotting.through import plot_propagation
+
+    rng = np.random.default_rng(0)
+    impacts = [SimpleNamespace(index=k, v=1.0 + 0.01 * k * rng.random((50, 3)), carried=np.arange(4))
+               for k in (1, 2, 3)]
+    fig = plot_propagation(SimpleNamespace(impacts=impacts), 0, "hip forward velocity (m/s)")
+    top, bottom = fig.axes[:2]
+    assert top.get_ylabel() == "hip forward velocity (m/s)"
+    assert bottom.get_ylabel() == "spread of the set, max - min (m/s)"
+    spreads = bottom.get_lines()[0].get_ydata()
+    np.testing.assert_allclose(spreads, [np.ptp(r.v[:, 0]) for r in impacts])
+    fig.savefig(tmp_path / "p.png")
+    plt.close(fig)
+    assert_non_blank(tmp_path / "p.png")
