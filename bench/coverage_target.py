@@ -5,7 +5,7 @@
 NAME is a scenario or "quadruped" (the packaged touchdown of examples/mujoco_touchdown.py).
 The set is reach run's default: sample_to_coverage (seed 7, two workers).  The
 reference is PIECES (default 16) references of 2^20 samples of every strategy
-(reach.tools.coverage.build_reference, seeds 1001 + 100 k), each thinned to cells
+(reach.tools.coverage.reference_cells: seeds 1001 + 100 k), each thinned to cells
 of 0.4 % of |vn0| and the cells joined: 2^24 samples for 16 pieces.
 Prints the set's gap against the reference (share of the reference's cells
 farther than 2 % and 5 % of |vn0|, the farthest) beside its estimate.
@@ -19,13 +19,11 @@ import sys
 import time
 import warnings
 
-import numpy as np
-
 warnings.simplefilter("ignore")
 from reach.sets.build import sample_to_coverage
-from reach.sets.completeness import CELL, closing_speed, thin_cells
+from reach.sets.completeness import closing_speed
 from reach.tools.bench_gpu import problem_case
-from reach.tools.coverage import build_reference, gap, load_reference, save_reference
+from reach.tools.coverage import gap, load_reference, reference_cells, save_reference
 
 args = sys.argv[1:]
 path = None
@@ -49,12 +47,9 @@ if path is not None and os.path.exists(path):
     assert samples == pieces * 2**20, f"{path} holds a reference of {samples} samples"
     print(f"  reference: {len(cells):,d} cells of {samples:,d} samples, from {path}", flush=True)
 to_build = 0 if cells is not None else pieces
-for k in range(to_build):
-    ref = build_reference(p, h, N, 2**20 // 16, factor=16, n_jobs=2, log=lambda *a: None, seed=1001 + 100 * k)
-    part = thin_cells(p, ref.velocities, CELL * speed)
-    cells = part if cells is None else thin_cells(p, np.concatenate([cells, part]), CELL * speed)
-    print(f"  reference piece {k + 1}/{pieces}: {len(cells):,d} cells so far, {time.perf_counter() - t:.0f} s",
-          flush=True)
+if to_build:
+    cells = reference_cells(p, h, N, pieces, log=lambda k, c, s: print(
+        f"  reference piece {k + 1}/{pieces}: {len(c):,d} cells so far, {s:.0f} s", flush=True))
 if path is not None and to_build:
     save_reference(p, cells, 2**20 * pieces, path)
 for seed in seeds:

@@ -5,7 +5,7 @@
 For each seed, `reach run NAME`'s default set (sample_to_coverage, two workers) is built
 twice: without its held-out outcomes joined (the set its completeness estimate is of) and as
 saved. Both are measured against a reference of PIECES x 2^20 samples of every strategy
-(built as bench/coverage_target.py builds it: share of the reference's cells farther than
+(reach.tools.coverage.reference_cells, as bench/coverage_target.py builds it: share of the reference's cells farther than
 2 % of |vn0|). The set's estimate of its share of cells missed (cells_missed) is then
 computed again from held-out searches of 2^11 (the default), 2^13, 2^15 and 2^17 samples.
 With --mins, the default run is repeated with reach.sets.completeness.HELD_OUT_MIN set to
@@ -21,10 +21,10 @@ import numpy as np
 
 import reach.sets.completeness as completeness
 from reach.sets.build import sample_to_coverage
-from reach.sets.completeness import CELL, cell_counts, cells_missed, closing_speed, held_out_settings, thin_cells
+from reach.sets.completeness import CELL, cell_counts, cells_missed, closing_speed, held_out_settings
 from reach.sets.run import run_sampling
 from reach.tools.bench_gpu import problem_case
-from reach.tools.coverage import build_reference
+from reach.tools.coverage import reference_cells
 
 warnings.simplefilter("ignore")
 
@@ -46,11 +46,7 @@ name = args[0] if args else "compass-gait"
 p, h, N = problem_case(name)
 speed = closing_speed(p)
 t = time.perf_counter()
-cells = None
-for k in range(pieces):
-    ref = build_reference(p, h, N, 2**20 // 16, factor=16, n_jobs=2, log=lambda *a: None, seed=1001 + 100 * k)
-    part = thin_cells(p, ref.velocities, CELL * speed)
-    cells = part if cells is None else thin_cells(p, np.concatenate([cells, part]), CELL * speed)
+cells = reference_cells(p, h, N, pieces)
 print(f"# {name}: reference of {pieces * 2**20:,d} samples, {len(cells):,d} cells, {time.perf_counter() - t:.0f} s",
       flush=True)
 

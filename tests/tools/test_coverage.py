@@ -102,3 +102,25 @@ def test_each_budget_is_measured_once_even_where_small_fractions_round_to_the_sa
 
     assert budgets(1024, (1 / 16, 1 / 4, 1)) == [256, 1024]  # 64 and 256 both become 256: one row, not two
     assert budgets(2**16, (1 / 16, 1 / 4, 1)) == [4096, 16384, 65536]
+
+
+def test_a_reference_in_pieces_is_the_cells_of_all_its_pieces(block):
+    """reach.tools.coverage.reference_cells (the benches' large references): each piece its own seeds, and the
+    cells those pieces' outcomes occupy, each once."""
+    from reach.tools.coverage import build_reference, reference_cells
+
+    problem, h, N = block
+    logged = []
+    cells = reference_cells(problem, h, N, 2, piece=2**12, n_jobs=1,
+                            log=lambda k, c, seconds: logged.append((k, len(c))))
+    parts = [build_reference(problem, h, N, 2**12 // 16, factor=16, n_jobs=1, log=lambda *a: None,
+                             seed=1001 + 100 * k).velocities for k in range(2)]
+    cell = CELL * closing_speed(problem)
+    assert [k for k, _ in logged] == [0, 1] and logged[-1][1] == len(cells)
+    assert _cells_of(problem, cells, cell) == _cells_of(problem, np.concatenate(parts), cell)
+    assert len(cells) == len(_cells_of(problem, cells, cell))  # one outcome a cell
+
+
+def _cells_of(problem, velocities, cell):
+    keys = np.floor(problem.contact_velocities(velocities).reshape(len(velocities), -1) / cell + 0.5)
+    return {tuple(k) for k in keys.astype(np.int64)}
