@@ -354,3 +354,16 @@ def test_user_example_runs(tmp_path):
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, check=True,
                          env=env)
     assert "ImpactProblem(m=2, nv=3, planar, contacts=['A', 'B'])" in out.stdout
+
+
+def test_the_frames_fast_paths_give_the_same_bits():
+    """perp of one vector and outer (the flows' hot path, without np.stack's and np.outer's overhead) give the
+    general forms' values exactly, so a flow through impacts is the same, bit for bit."""
+    from reach.models.planar.frames import outer, perp
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        r, a, b = rng.normal(size=2) * 10.0 ** rng.uniform(-8, 8), rng.normal(size=2), rng.normal(size=5)
+        assert perp(r).tobytes() == perp(r[None, :])[0].tobytes() == np.array([-r[1], r[0]]).tobytes()
+        assert outer(a, b).tobytes() == np.outer(a, b).tobytes()
+    assert perp(np.array([0.0, -0.0])).tobytes() == np.array([0.0, 0.0]).tobytes()  # -(-0.0), 0.0

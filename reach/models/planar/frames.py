@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rotation", "perp"]
+__all__ = ["rotation", "perp", "outer"]
 
 
 def rotation(angle):
@@ -16,4 +16,11 @@ def rotation(angle):
 def perp(r):
     """``(-r_y, r_x)``: the derivative of ``R(phi) r`` with respect to ``phi`` (shape (..., 2))."""
     r = np.asarray(r, dtype=float)
+    if r.ndim == 1:  # one vector, the flows' hot path: the same values, without np.stack's overhead
+        return np.array((-r[1], r[0]))
     return np.stack([-r[..., 1], r[..., 0]], axis=-1)
+
+
+def outer(a, b):
+    """``np.outer`` of two 1-D arrays, the same products, without its overhead (the flows' hot path)."""
+    return a[:, None] * b[None, :]

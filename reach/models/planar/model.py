@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar.contacts import ACTIVE_TOL, build_candidates, evaluate_contacts, impact_problem
-from reach.models.planar.frames import perp, rotation
+from reach.models.planar.frames import outer, perp, rotation
 from reach.models.planar.geometry import outlines
 from reach.models.planar.parts import JOINT_DOFS, WORLD, Joint, PointMass, nonnegative
 from reach.models.planar.shapes import Box, Disc, Point, Rod, Wall, as_vector2
@@ -340,7 +340,7 @@ class PlanarModel:
             arm = R @ local
             positions[b] = p_parent + arm
             angles[b] = angle
-            Jp[b] += Jp_parent + np.outer(perp(arm), Jw_parent)
+            Jp[b] += Jp_parent + outer(perp(arm), Jw_parent)
         return positions, angles, Jp, Jw
 
     def point_position(self, q, body, offset):
@@ -378,10 +378,10 @@ class PlanarModel:
         for pm in self.masses:
             b = self._index[pm.body]
             if pm.mass > 0:
-                J = Jp[b] + np.outer(perp(rotation(angles[b]) @ pm.offset), Jw[b])
+                J = Jp[b] + outer(perp(rotation(angles[b]) @ pm.offset), Jw[b])
                 M += pm.mass * J.T @ J
             if pm.inertia > 0:
-                M += pm.inertia * np.outer(Jw[b], Jw[b])
+                M += pm.inertia * outer(Jw[b], Jw[b])
         M = 0.5 * (M + M.T)
         if check:
             self._check_mass_matrix(M)
