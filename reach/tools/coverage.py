@@ -37,8 +37,8 @@ import numpy as np
 from reach import sample_post_impact_set
 from reach.sets.completeness import CELL, closing_speed, thin_cells
 
-__all__ = ["run_coverage", "budgets", "build_reference", "reference_cells", "gap", "ideal_gap", "save_reference", "load_reference",
-           "format_coverage", "plot_coverage", "STRATEGIES", "REFERENCE_PARTS", "IDEAL"]
+__all__ = ["run_coverage", "budgets", "build_reference", "reference_cells", "gap", "ideal_gap", "save_reference",
+           "load_reference", "format_coverage", "plot_coverage", "STRATEGIES", "REFERENCE_PARTS", "IDEAL"]
 
 #: The strategies measured: name -> sampler options.
 STRATEGIES = {
@@ -77,8 +77,6 @@ def reference_cells(problem, h, N, pieces, *, piece=2**20, n_jobs=2, log=None):
     (:func:`build_reference`, seeds ``1001 + 100 k``), each thinned to cells of
     :data:`~reach.sets.completeness.CELL` of ``|vn0|`` and the cells joined (2^24 samples for 16 pieces of
     2^20).  ``log(k, cells, seconds)`` is called after each piece."""
-    from reach.sets.completeness import CELL, closing_speed, thin_cells
-
     cell, cells, t0 = CELL * closing_speed(problem), None, time.perf_counter()
     for k in range(pieces):
         ref = build_reference(problem, h, N, piece // 16, factor=16, n_jobs=n_jobs, log=lambda *a: None,
