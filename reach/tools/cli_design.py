@@ -52,6 +52,7 @@ def add_sweep(sub):
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--n-jobs", type=n_jobs, default=-1, metavar="J")
     p.add_argument("--out", metavar="FILE.csv", help="table (default results/NAME-sweep.csv; the plot beside it)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sweep)
 
 
@@ -82,7 +83,7 @@ def cmd_sweep(args):
     out = output_path(args.out or Path("results") / f"{args.name}-sweep.csv", "--out", suffixes=(".csv",))
     measures = tuple(args.measure or ["diameter"])
     result = sweep(design.build, grid, measures, budget=args.budget, seed=args.seed, n_jobs=args.n_jobs,
-                   progress=True)
+                   progress=not args.no_progress)
     header = ",".join(result.names + tuple(result.values))
     np.savetxt(out, result.table(), delimiter=",", header=header, comments="", fmt="%.10g")
     print(format_sweep(args.name, result))

@@ -43,6 +43,7 @@ def add_through(sub):
     p.add_argument("--gpu", action="store_true", help="sample every impact's set on this machine's CUDA GPU")
     p.add_argument("--out", metavar="FILE.npz", help="where to save (default results/NAME-impacts.npz)")
     p.add_argument("--no-plot", action="store_true", help="do not draw FILE.png beside the result")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its checkpoint (FILE.ckpt.npz, written after every impact)")
     p.set_defaults(func=cmd_trajectory)
@@ -85,9 +86,9 @@ def cmd_trajectory(args):
     out = output_path(args.out or Path("results") / f"{example.name}-impacts.npz", "--out", suffixes=(".npz",))
     law = example.classical if args.law == "classical" else None
     checkpoint = checkpoint_beside(out, args.resume)
-    with as_usage_errors(NoGpuError, CheckpointError), compile_progress():
+    with as_usage_errors(NoGpuError, CheckpointError), compile_progress(enabled=not args.no_progress):
         result = propagate(example.system, example.q0, example.v0, law=law, seed=args.seed, n_jobs=args.n_jobs,
-                           executor="cuda" if args.gpu else None, guard=example.guard, progress=True,
+                           executor="cuda" if args.gpu else None, guard=example.guard, progress=not args.no_progress,
                            checkpoint=checkpoint, resume=args.resume, **options)
     print(format_propagation(example, result))
     save_propagation(result, out, meta={"example": example.name, "controller": args.controller, "law": args.law})

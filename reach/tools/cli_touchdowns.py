@@ -75,7 +75,7 @@ def cmd_touchdowns(args, options):
     checkpoint = checkpoint_beside(out, args.resume)
     with as_usage_errors(NoGpuError, CheckpointError):
         run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs,
-                                   executor="cuda" if args.gpu else None, progress=True, seed=args.seed,
+                                   executor="cuda" if args.gpu else None, progress=not args.no_progress, seed=args.seed,
                                    checkpoint=checkpoint, resume=args.resume, **options)
     print(format_touchdowns(args.name, run))
     save_propagation(run, out, meta={"model": str(Path(args.name).resolve()), "controller": args.controller})

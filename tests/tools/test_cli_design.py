@@ -33,3 +33,10 @@ def test_sweep_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path, m
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert words in err and "\n" not in err
+
+
+@pytest.mark.parametrize("flag, bar", [([], True), (["--no-progress"], False)])
+def test_sweep_no_progress_leaves_out_the_bar(tmp_path, capsys, flag, bar):
+    assert main(["sweep", "billiards", "--param", "theta=1.0:2.0:2", "--measure", "xi", "--budget", "64",
+                 "--n-jobs", "1", "--out", str(tmp_path / "b.csv"), *flag]) == 0
+    assert ("sweep:" in capsys.readouterr().err) == bar

@@ -84,3 +84,10 @@ def test_trajectory_refuses_to_overwrite_an_interrupted_run(tmp_path, capsys, mo
     (tmp_path / "run.ckpt.npz").write_bytes(b"partial")
     assert main(["trajectory", "rocking-block", "--impacts", "1", "--out", "run.npz"]) == 2
     assert "--resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, bar", [([], True), (["--no-progress"], False)])
+def test_trajectory_no_progress_leaves_out_the_bar(tmp_path, capsys, flag, bar):
+    assert main(["trajectory", "rocking-block", "--impacts", "1", "--budget", "64", "--branches", "1", "--no-plot",
+                 "--out", str(tmp_path / "r.npz"), *flag]) == 0
+    assert ("impacts:" in capsys.readouterr().err) == bar
