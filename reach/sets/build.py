@@ -25,7 +25,7 @@ from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
 
 __all__ = ["sample_post_impact_set", "sample_adaptive", "sample_to_coverage", "RUN_OPTIONS", "SETTING_OPTIONS",
-           "HELD_OUT_BESIDE_GPU", "HELD_OUT_BESIDE_CORES"]
+           "COVERAGE_TARGET", "HELD_OUT_BESIDE_GPU", "HELD_OUT_BESIDE_CORES"]
 
 
 #: What a run takes besides its settings, and the defaults (see :func:`sample_post_impact_set`).
@@ -44,6 +44,10 @@ HELD_OUT_BESIDE_GPU = 2**16
 #: Fewest cores on which a large set's held-out search runs beside the GPU: on two cores, one process running the
 #: search of an emulated H200's 2^17-2^20-sample rounds slowed the rounds' host side more than it saved.
 HELD_OUT_BESIDE_CORES = 8
+#: The default coverage target of :func:`sample_to_coverage` (and of ``reach run``): at most ``missed`` of the
+#: held-out outcomes farther than ``resolution`` of ``|vn0|`` from the set, by a bound at ``confidence`` (as
+#: :func:`sample_adaptive`'s).
+COVERAGE_TARGET = {"resolution": 0.02, "missed": 0.01, "confidence": 0.95}
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
@@ -200,8 +204,8 @@ def _split_options(options, settings, executor, h):
     return fields, run
 
 
-def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=4096, max_samples=2**22,
-                    n_jobs=1, backend="loky", scheduler=None, progress=False, **options):
+def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=COVERAGE_TARGET["confidence"], initial=4096,
+                    max_samples=2**22, n_jobs=1, backend="loky", scheduler=None, progress=False, **options):
     """Sample with doubling budgets until a held-out search rarely lands farther than ``epsilon`` from the set.
 
     Each round computes the set with the round's budget (``initial``, then
@@ -252,7 +256,8 @@ def sample_adaptive(problem, h, max_steps, *, epsilon, confidence=0.95, initial=
     return result
 
 
-def sample_to_coverage(problem, h, max_steps, *, resolution=0.02, missed=0.01, confidence=0.95, initial=4096,
+def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["resolution"],
+                       missed=COVERAGE_TARGET["missed"], confidence=COVERAGE_TARGET["confidence"], initial=4096,
                        max_samples=2**22, time_limit=None, **options):
     """Sample until the held-out estimate says the set misses at most ``missed`` of its outcomes by more than
     ``resolution`` (a fraction of ``|vn0|``), at ``confidence``; the budget follows the coverage asked for.

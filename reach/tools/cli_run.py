@@ -28,14 +28,12 @@ def _mode(args):
     return "adaptive" if args.epsilon is not None else "coverage"
 
 
-def _confidence(args):
-    """``--confidence``, or 0.95."""
-    return 0.95 if args.confidence is None else args.confidence
-
-
 def _target(args):
-    """``(resolution, missed)`` of a coverage-driven run: ``--resolution`` and ``--missed``, or the defaults."""
-    return (0.02 if args.resolution is None else args.resolution), (0.01 if args.missed is None else args.missed)
+    """The coverage target's ``resolution``, ``missed`` and ``confidence``: the flags given, else the library's
+    defaults (:data:`reach.sets.build.COVERAGE_TARGET`)."""
+    from reach.sets.build import COVERAGE_TARGET
+
+    return {k: COVERAGE_TARGET[k] if getattr(args, k) is None else getattr(args, k) for k in COVERAGE_TARGET}
 
 
 def _refuse_unused(args):
@@ -156,10 +154,11 @@ def _describe_plan(args, n_samples, h, N):
         raise UsageError(f"reach: {exc}") from None
     head = []
     if _mode(args) == "coverage":
+        target = _target(args)
         head = [f"coverage-driven: rounds of {min(4096, n_samples):,d}, then twice as many samples each, up to "
-                f"{n_samples:,d}, each followed by its held-out search, until at most {percent(_target(args)[1])} of "
-                f"the held-out outcomes lie farther than {percent(_target(args)[0])} of |vn0| from the set (--fixed: "
-                "one fixed budget). The first round:"]
+                f"{n_samples:,d}, each followed by its held-out search, until at most {percent(target['missed'])} of "
+                f"the held-out outcomes lie farther than {percent(target['resolution'])} of |vn0| from the set "
+                "(--fixed: one fixed budget). The first round:"]
         n_samples = min(4096, n_samples)
         settings = settings.replace(n_samples=n_samples)
     jobs = -1 if args.n_jobs == "auto" else args.n_jobs
@@ -190,12 +189,11 @@ def _sample(args, problem, h, N, n_samples, checkpoint, common):
 
     mode = _mode(args)
     if mode == "coverage":
-        return sample_to_coverage(problem, h, N, confidence=_confidence(args), max_samples=n_samples,
-                                  resolution=_target(args)[0], missed=_target(args)[1],
+        return sample_to_coverage(problem, h, N, **_target(args), max_samples=n_samples,
                                   initial=min(4096, n_samples), time_limit=args.time_limit, checkpoint=checkpoint,
                                   resume=args.resume, keep_checkpoint=True, **common)
     if mode == "adaptive":
-        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=_confidence(args),
+        return sample_adaptive(problem, h, N, epsilon=args.epsilon, confidence=_target(args)["confidence"],
                                max_samples=max(n_samples, 4096), checkpoint=checkpoint, resume=args.resume,
                                keep_checkpoint=True, **common)
     return sample_post_impact_set(problem, n_samples, h, N, checkpoint=checkpoint, resume=args.resume,

@@ -72,7 +72,7 @@ def build_reference(problem, h, N, budget, *, factor=16, n_jobs=-1, log=print, s
     return union
 
 
-def reference_cells(problem, h, N, pieces, *, piece=2**20, n_jobs=2, log=None):
+def reference_cells(problem, h, N, pieces, *, piece=2**20, n_jobs=-1, log=None):
     """A large reference as its cells: ``pieces`` references of ``piece`` samples of every strategy
     (:func:`build_reference`, seeds ``1001 + 100 k``), each thinned to cells of
     :data:`~reach.sets.completeness.CELL` of ``|vn0|`` and the cells joined (2^24 samples for 16 pieces of
