@@ -9,7 +9,7 @@ rows ``A`` (held velocities) and force rows ``B``
     ``M vdot = k(t, q, v) + B^T lambda``,   ``A vdot = -Adot v - 2 a A v - a^2 phi_A``
 
 (Baumgarte terms with rate ``a`` keep the held contacts on the ground; ``Adot
-v`` is a central difference along v).  :func:`flow` integrates this with
+v`` is a central difference along v; the forces ``k`` are exact).  :func:`flow` integrates this with
 :func:`scipy.integrate.solve_ivp` and its event location:
 
 * **impact** -- a free contact's signed distance reaches 0 from above (a

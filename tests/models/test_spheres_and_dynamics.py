@@ -78,6 +78,41 @@ def test_velocity_forces_do_no_work(name):
     assert np.any(np.abs(system.velocity_force(q, v)) > 1e-3)
 
 
+def _every_joint():
+    """A floating trunk, a revolute leg with masses off its axis, a prismatic foot on it and a revolute tail."""
+    from reach.models.planar import PlanarModel
+    from reach.models.planar.dynamics import PlanarDynamics
+    model = PlanarModel("every joint")
+    model.add_body("trunk")
+    model.add_mass("trunk", 3.0, inertia=0.2, offset=(0.1, -0.05))
+    model.add_body("leg", joint="revolute", parent="trunk", origin=(0.2, -0.1))
+    model.add_mass("leg", 1.0, inertia=0.05, offset=(0.05, -0.4))
+    model.add_body("foot", joint="prismatic", parent="leg", origin=(0.0, -0.5), axis=(0.6, -0.8))
+    model.add_mass("foot", 0.5, offset=(0.03, 0.02))
+    model.add_point("foot", "toe")
+    model.add_body("tail", joint="revolute", parent="world", origin=(1.0, 0.5))
+    model.add_mass("tail", 0.7, offset=(0.3, 0.0))
+    model.add_wall("floor", (0.0, 1.0))
+    return PlanarDynamics(model, 0.5)
+
+
+@pytest.mark.parametrize("name", ["compass-gait", "ramone", "every joint"])
+def test_velocity_forces_are_the_lagrangian_terms(name):
+    # -Mdot v + grad_q(v^T M v) / 2, by central differences of M (exact to about 1e-9 here), against the
+    # exact terms of every joint kind: floating, revolute (masses off the axis) and prismatic
+    system = _every_joint() if name == "every joint" else scenarios.lookup(name, "simulation").system
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        q, v = rng.normal(size=system.nq), rng.normal(size=system.nv)
+        eps = 1e-6
+        Mdot_v = (system.mass_matrix(q + eps * v) - system.mass_matrix(q - eps * v)) @ v / (2 * eps)
+        grad = [v @ (system.mass_matrix(q + e) - system.mass_matrix(q - e)) @ v / (2 * eps)
+                for e in eps * np.eye(system.nq)]
+        expected = -Mdot_v + 0.5 * np.array(grad)
+        assert np.max(np.abs(system.velocity_force(q, v) - expected)) <= 1e-7 * np.max(np.abs(expected))
+        np.testing.assert_array_equal(system.velocity_force(q, np.zeros(system.nv)), 0.0)
+
+
 def test_planar_dynamics_input_is_checked():
     model = scenarios.get("rocking-block").model
     from reach.models.planar.dynamics import PlanarDynamics

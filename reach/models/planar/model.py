@@ -85,6 +85,7 @@ class PlanarModel:
         self.shapes = []
         self.walls = []
         self._candidates = None
+        self._kinematics = None  # (q's bytes, body_jacobians(q)): the last, which a flow asks for several times
 
     # ------------------------------------------------------------------ building
     def _check_new_name(self, what, name):
@@ -152,7 +153,7 @@ class PlanarModel:
         self._index[name] = len(self._bodies)
         self._bodies.append(name)
         self._joints.append(Joint(joint, parent, origin, axis, tuple(range(start, start + dof))))
-        self._candidates = None
+        self._candidates = self._kinematics = None
         return name
 
     def add_mass(self, body, mass, *, inertia=0.0, offset=(0.0, 0.0), name=None):
@@ -308,8 +309,13 @@ class PlanarModel:
             ``Jp[b] @ v`` is the world velocity of body b's origin.
         Jw : ndarray, shape (nb, nv)
             ``Jw[b] @ v`` is body b's angular rate.
+
+        The arrays are read-only: the last ``q``'s are kept and handed out again.
         """
         q = self._as_q(q)
+        key = q.tobytes()
+        if self._kinematics is not None and self._kinematics[0] == key:
+            return self._kinematics[1]
         nb, nv = len(self._bodies), self.nv
         positions, angles = np.zeros((nb, 2)), np.zeros(nb)
         Jp, Jw = np.zeros((nb, 2, nv)), np.zeros((nb, nv))
@@ -341,6 +347,9 @@ class PlanarModel:
             positions[b] = p_parent + arm
             angles[b] = angle
             Jp[b] += Jp_parent + outer(perp(arm), Jw_parent)
+        for array in (positions, angles, Jp, Jw):
+            array.flags.writeable = False
+        self._kinematics = (key, (positions, angles, Jp, Jw))
         return positions, angles, Jp, Jw
 
     def point_position(self, q, body, offset):
