@@ -9,7 +9,8 @@ rows ``A`` (held velocities) and force rows ``B``
     ``M vdot = k(t, q, v) + B^T lambda``,   ``A vdot = -Adot v - 2 a A v - a^2 phi_A``
 
 (Baumgarte terms with rate ``a`` keep the held contacts on the ground; ``Adot
-v`` is a central difference along v; the forces ``k`` are exact).  :func:`flow` integrates this with
+v`` is exact for a planar model, :func:`reach.models.planar.motion.contact_rates`, and a central
+difference along v for a system without ``contact_rates``).  :func:`flow` integrates this with
 :func:`scipy.integrate.solve_ivp` and its event location:
 
 * **impact** -- a free contact's signed distance reaches 0 from above (a
@@ -115,6 +116,18 @@ class _Stance:
         nv = self.system.nv
         return np.array(A).reshape(-1, nv), np.array(B).reshape(-1, nv), np.array(phi)
 
+    def _held_rates(self, q, v):
+        """``Adot v``: the system's exact contact rates (``contact_rates``), else a central difference along v."""
+        if hasattr(self.system, "contact_rates"):
+            normal, tangent = self.system.contact_rates(q, v)
+            return np.array([rate for c, mode in sorted(self.stance.items())
+                             for rate in ((normal[c], tangent[c]) if mode == STICK else (normal[c],))])
+        speed = max(float(np.max(np.abs(v))), 1e-12)
+        eps = _FD / speed
+        Ap, _, _ = self._rows(self.system.contacts(q + eps * v))
+        Am, _, _ = self._rows(self.system.contacts(q - eps * v))
+        return (Ap - Am) @ v / (2 * eps)
+
     def _solve(self, t, q, v):
         """``(vdot, forces)``; forces holds ``(lambda_n, lambda_t)`` per stance contact (lambda_t 0 when sliding)."""
         system = self.system
@@ -124,11 +137,7 @@ class _Stance:
             return np.linalg.solve(M, k), {}
         geometry = system.contacts(q)
         A, B, phi = self._rows(geometry)
-        speed = max(float(np.max(np.abs(v))), 1e-12)
-        eps = _FD / speed
-        Ap, _, _ = self._rows(system.contacts(q + eps * v))
-        Am, _, _ = self._rows(system.contacts(q - eps * v))
-        Adot_v = (Ap - Am) @ v / (2 * eps)
+        Adot_v = self._held_rates(q, v)
         Minv_k = np.linalg.solve(M, k)
         Minv_B = np.linalg.solve(M, B.T)
         rhs = -Adot_v - 2 * self.a * (A @ v) - self.a ** 2 * phi - A @ Minv_k

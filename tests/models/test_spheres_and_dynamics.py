@@ -113,6 +113,30 @@ def test_velocity_forces_are_the_lagrangian_terms(name):
         np.testing.assert_array_equal(system.velocity_force(q, np.zeros(system.nv)), 0.0)
 
 
+@pytest.mark.parametrize("name", ["compass-gait", "ramone", "disk-stack", "every joint"])
+def test_contact_rates_are_the_rows_rates(name):
+    # d/dt (Jn v) and d/dt (Jt v) at dv/dt = 0, against central differences of the rows along v: walls
+    # (vertices and discs) and disc pairs, whose normal turns
+    from reach.models.planar.dynamics import PlanarDynamics
+    if name == "every joint":
+        system = _every_joint()
+    elif name == "disk-stack":
+        system = PlanarDynamics(scenarios.get(name).model, 0.5)
+    else:
+        system = scenarios.lookup(name, "simulation").system
+    rng = np.random.default_rng(3)
+    q0 = np.asarray(scenarios.get(name).q, dtype=float) if name != "every joint" else np.zeros(system.nq)
+    for _ in range(4):
+        q, v = q0 + 0.1 * rng.normal(size=system.nq), rng.normal(size=system.nv)
+        eps = 1e-6
+        plus, minus = system.contacts(q + eps * v), system.contacts(q - eps * v)
+        normal, tangent = system.contact_rates(q, v)
+        for exact, ahead, behind in ((normal, plus.Jn, minus.Jn), (tangent, plus.Jt[:, 0], minus.Jt[:, 0])):
+            expected = (ahead - behind) @ v / (2 * eps)
+            np.testing.assert_allclose(exact, expected, rtol=1e-6, atol=1e-7 * np.max(np.abs(expected)))
+        assert np.any(np.abs(normal) > 1e-3)
+
+
 def test_planar_dynamics_input_is_checked():
     model = scenarios.get("rocking-block").model
     from reach.models.planar.dynamics import PlanarDynamics

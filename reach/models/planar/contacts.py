@@ -36,7 +36,7 @@ import numpy as np
 from reach.models.planar.frames import perp, rotation
 from reach.problem.impact import ImpactProblem
 
-__all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "evaluate_contacts", "impact_problem"]
+__all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "select_candidates", "evaluate_contacts", "impact_problem"]
 
 #: Default activity tolerance (m): a contact with ``phi <= ACTIVE_TOL`` is active.
 ACTIVE_TOL = 1e-8
@@ -155,7 +155,9 @@ def build_candidates(model):
     return out
 
 
-def _select(model, names):
+def select_candidates(model, names=None):
+    """The candidates named ``names`` (all if None), in that order; a disc pair named the other way round is
+    reversed (its normal flipped)."""
     table = {c.name: c for c in model.contact_candidates()}
     if names is None:
         return list(table.values())
@@ -219,7 +221,7 @@ def evaluate_contacts(model, q, names=None):
     -------
     list of Contact
     """
-    chosen = _select(model, names)
+    chosen = select_candidates(model, names)
     positions, angles, Jp, Jw = model.body_jacobians(q)
     index = {name: i for i, name in enumerate(model.bodies)}
     return [_evaluate(c, positions, angles, Jp, Jw, index) for c in chosen]

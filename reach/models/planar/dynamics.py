@@ -9,8 +9,7 @@ Lagrangian ``L = v^T M(q) v / 2 - V(q)``, the smooth generalized force is
 
 with ``V = g sum_i m_i y_i`` for the point masses (y up) and an optional user
 force ``f``.  The velocity terms are exact: ``-sum m J_p^T (dJ_p/dt) v`` over
-the point masses, from each body's origin acceleration down the tree
-(:meth:`PlanarDynamics.velocity_force`).  They vanish for a single free body
+the point masses (:mod:`reach.models.planar.motion`).  They vanish for a single free body
 whose masses sit on its origin (``constant_mass``: M is the same at random
 configurations, and then they are skipped).
 """
@@ -20,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from reach.problem.dynamics import ContactJacobians, Dynamics
-from reach.models.planar.frames import outer, perp, rotation
-from reach.models.planar.parts import WORLD
+from reach.models.planar import motion
+from reach.models.planar.frames import perp, rotation
 
 __all__ = ["PlanarDynamics"]
 
@@ -76,8 +75,6 @@ class PlanarDynamics(Dynamics):
         self.force = force
         rng = np.random.default_rng(0)
         M0 = model.mass_matrix(np.zeros(self.nq), check=False)
-        self._body = {name: b for b, name in enumerate(model.bodies)}
-        self._parent = [-1 if joint.parent == WORLD else self._body[joint.parent] for joint in model.joints]
         self.constant_mass = all(np.array_equal(M0, model.mass_matrix(rng.uniform(-3, 3, self.nq), check=False))
                                  for _ in range(3))
 
@@ -107,46 +104,19 @@ class PlanarDynamics(Dynamics):
         return float(self.gravity * (masses @ heights))
 
     def velocity_force(self, q, v):
-        """``-Mdot v + grad_q(v^T M v) / 2`` (nv,): Coriolis and centrifugal terms.
-
-        Each point mass ``m`` on body ``b`` at world arm ``r`` contributes
-        ``-m J_p^T (a_b - w_b^2 r)``, with ``a_b`` the acceleration of the body's
-        origin when ``dv/dt = 0`` (:meth:`origin_bias`) and ``w_b`` its angular
-        rate; a body's rotational inertia contributes nothing (its angular
-        Jacobian does not depend on ``q``).
-        """
+        """``-Mdot v + grad_q(v^T M v) / 2`` (nv,): Coriolis and centrifugal terms, exact
+        (:func:`reach.models.planar.motion.velocity_force`)."""
         q = np.asarray(q, dtype=float)
         v = np.asarray(v, dtype=float)
         if not np.any(v) or self.constant_mass:
             return np.zeros(self.nv)
-        positions, angles, Jp, Jw = self.model.body_jacobians(q)
-        bias = self.origin_bias(positions, Jp, Jw, v)
-        force = np.zeros(self.nv)
-        for pm in self.model.masses:
-            b = self._body[pm.body]
-            if pm.mass > 0:
-                arm = rotation(angles[b]) @ pm.offset
-                rate = Jw[b] @ v
-                force -= pm.mass * ((Jp[b] + outer(perp(arm), Jw[b])).T @ (bias[b] - rate * rate * arm))
-        return force
+        return motion.velocity_force(self.model, q, v)
 
-    def origin_bias(self, positions, Jp, Jw, v):
-        """``(d/dt Jp[b]) v`` (nb, 2): each body origin's acceleration at velocity ``v`` when ``dv/dt = 0``.
-
-        Down the tree from the world: with the parent's origin acceleration
-        ``a_k`` and rate ``w_k``, the arm ``r`` from its origin to the body's,
-        and ``u`` the velocity the joint's own translation adds,
-        ``a_b = a_k - w_k^2 r + 2 w_k perp(u)`` (perp: +90 degrees).
-        ``positions``, ``Jp``, ``Jw``: :meth:`PlanarModel.body_jacobians` at the state's ``q``.
-        """
-        bias = np.zeros((len(self._parent), 2))
-        for b, k in enumerate(self._parent):
-            if k < 0:
-                continue  # hung from the world: its origin moves with its own coordinates only
-            rate, arm = Jw[k] @ v, positions[b] - positions[k]
-            u = (Jp[b] - Jp[k]) @ v - rate * perp(arm)
-            bias[b] = bias[k] - rate * rate * arm + 2.0 * rate * perp(u)
-        return bias
+    def contact_rates(self, q, v):
+        """``(normal, tangent)`` (p,) each: ``d/dt (Jn v)`` and ``d/dt (Jt v)`` of the contacts at ``(q, v)``
+        when ``dv/dt = 0`` (:func:`reach.models.planar.motion.contact_rates`), for a flow's held contacts."""
+        return motion.contact_rates(self.model, np.asarray(q, dtype=float), np.asarray(v, dtype=float),
+                                    self.contact_names)
 
     def forces(self, t, q, v):
         k = self.gravity_force(q) + self.velocity_force(q, v)
