@@ -114,7 +114,9 @@ class PlanarDynamics(Dynamics):
 
     def contact_rates(self, q, v):
         """``(normal, tangent)`` (p,) each: ``d/dt (Jn v)`` and ``d/dt (Jt v)`` of the contacts at ``(q, v)``
-        when ``dv/dt = 0`` (:func:`reach.models.planar.motion.contact_rates`), for a flow's held contacts."""
+        when ``dv/dt = 0`` (:func:`reach.models.planar.motion.contact_rates`), for a flow's held contacts.
+        A subclass whose :meth:`contacts` gives other rows must override this too (or a flow uses rates of
+        rows it does not hold)."""
         return motion.contact_rates(self.model, np.asarray(q, dtype=float), np.asarray(v, dtype=float),
                                     self.contact_names)
 
