@@ -36,7 +36,8 @@ import numpy as np
 from reach.models.planar.frames import perp, rotation
 from reach.problem.impact import ImpactProblem
 
-__all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "select_candidates", "evaluate_contacts", "impact_problem"]
+__all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "select_candidates", "evaluate_contacts",
+           "impact_problem"]
 
 #: Default activity tolerance (m): a contact with ``phi <= ACTIVE_TOL`` is active.
 ACTIVE_TOL = 1e-8

@@ -9,9 +9,9 @@ Lagrangian ``L = v^T M(q) v / 2 - V(q)``, the smooth generalized force is
 
 with ``V = g sum_i m_i y_i`` for the point masses (y up) and an optional user
 force ``f``.  The velocity terms are exact: ``-sum m J_p^T (dJ_p/dt) v`` over
-the point masses (:mod:`reach.models.planar.motion`).  They vanish for a single free body
-whose masses sit on its origin (``constant_mass``: M is the same at random
-configurations, and then they are skipped).
+the point masses (:mod:`reach.models.planar.motion`).  They vanish for a
+single free body whose masses sit on its origin (``constant_mass``: M is the
+same at random configurations, and then they are skipped).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from reach.models.planar import motion
 from reach.models.planar.frames import perp, rotation
 
 __all__ = ["PlanarDynamics"]
+
 
 class PlanarDynamics(Dynamics):
     """A :class:`PlanarModel` under gravity with frictional contacts, for :mod:`reach.laws.stewart_trinkle`.
