@@ -68,6 +68,19 @@ def test_body_jacobians_match_finite_differences_of_poses_for_every_joint_type()
         np.testing.assert_allclose(Jw, central_difference(lambda qq: model.body_poses(qq)[1], q), atol=1e-8)
 
 
+def test_kept_jacobians_are_read_only_and_follow_the_tree():
+    model = PlanarModel()
+    model.add_body("arm", joint="revolute")
+    positions, angles, Jp, Jw = model.body_jacobians([0.3])
+    assert model.body_jacobians([0.3])[2] is Jp  # the same q: handed out again
+    with pytest.raises(ValueError, match="read-only"):
+        Jp[0, 0, 0] = 1.0
+    assert model.body_jacobians([0.4])[2] is not Jp
+    model.add_body("slider", joint="prismatic", parent="arm", origin=(1.0, 0.0))
+    positions, angles, Jp, Jw = model.body_jacobians([0.3, 0.2])
+    assert Jp.shape == (2, 2, 2) and np.allclose(positions[1], [np.cos(0.3) * 1.2, np.sin(0.3) * 1.2])
+
+
 def test_prismatic_joint_slides_along_its_axis_in_the_parent_frame():
     model = PlanarModel()
     model.add_body("arm", joint="revolute")
