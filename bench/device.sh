@@ -21,6 +21,10 @@
 #                                      # samples and the estimate) on the GPU, where its host seconds go, about two
 #                                      # minutes after the default part in the same call (its compiled kernels):
 #                                      # $OUT/e2e-profile.log, $OUT/log-e2e
+#   PARTS=parts bash bench/device.sh  # bench/download_parts.py: a uniform 2^22 rocking-block set launched in parts
+#                                      # (its downloads behind the later parts' kernels) against one launch, random
+#                                      # and first choice, about a minute after the default part (its compiled
+#                                      # kernel): $OUT/parts.json, $OUT/log-parts
 #   PARTS=coverage bash bench/device.sh  # bench/gpu_coverage.py --real: the coverage-driven run (`reach run NAME --gpu`,
 #                                      # doubling from 4,096 samples) of the quadruped and the disk stack on the GPU
 #                                      # alone (its held-out searches beside it, and on it as before), beside 15
@@ -36,7 +40,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-case $PARTS in bisect | e2e | host | lemke | caps | hybrid | coverage) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
+case $PARTS in bisect | e2e | host | lemke | caps | hybrid | coverage | parts) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -163,6 +167,10 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
       --repeats 2 --profile --real > "$OUT/e2e-profile.log" 2>&1 || echo "the profiled end-to-end run ended with $?"
     cat "$OUT/e2e-profile.log"
     date -u
+  elif [[ $PARTS == parts ]]; then  # a launch in parts against one launch (after the default part: its kernel)
+    timeout 200 python3 -W ignore bench/download_parts.py --case rocking-block --json "$OUT/parts.json" \
+      || echo "the parts' comparison ended with $?"
+    date -u
   elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
     timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
       > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
@@ -190,7 +198,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
   if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e && $PARTS != hybrid \
-        && $PARTS != coverage ]]; then
+        && $PARTS != coverage && $PARTS != parts ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"

@@ -34,7 +34,8 @@ from reach.kernels.lcp import uses_tableau
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
 
 __all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS",
-           "LAUNCHES", "LAUNCH_RECORDS", "QUEUE_THREADS"]
+           "LAUNCHES", "LAUNCH_RECORDS", "QUEUE_THREADS",
+           "DOWNLOAD_PART"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
@@ -57,6 +58,11 @@ LAUNCHES = deque(maxlen=LAUNCH_RECORDS)
 MAX_BLOCK = 2**22
 
 
+#: Samples a part of a launch of a thread a sample (:meth:`Gpu.run`): a block of more is launched in parts, on
+#: two streams in turn, and each part's outputs come back while the later parts run, so that the download of all
+#: but the last part is hidden behind the kernel.
+DOWNLOAD_PART = 2**19
+
 #: Threads of a queue kernel's launch (:meth:`Gpu.resident`) where the device does not say how many it holds.
 QUEUE_THREADS = 2**16
 
@@ -77,6 +83,14 @@ def _to_device(cuda, value):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*[_to_device(cuda, v) for v in value])
     return value
+
+
+def _part_of(out, a, b):
+    """Samples ``a .. b - 1`` of a :class:`SampleOutput` (device or host arrays): views of its per-sample rows,
+    and of its kept paths' rows among them."""
+    keep = out.path_len.shape[0]
+    rows = slice(min(a, keep), min(b, keep))
+    return SampleOutput(*[x[a:b] if name in SAMPLE_FIELDS else x[rows] for name, x in zip(SampleOutput._fields, out)])
 
 
 def takes_tableau(options, n):
@@ -135,31 +149,71 @@ class Gpu:
         cuda.synchronize()
         t1 = time.perf_counter()
         if queue is not None:  # the queue kernel: as many threads as the device holds at once, each many samples
-            args, blocks = (data, plan.options, caps, first_index, S, out, queue), -(-self.resident(S) // threads)
+            blocks = -(-self.resident(S) // threads)
+            self._launch(key, schedule, blocks, threads, 0, (data, plan.options, caps, first_index, S, out, queue),
+                         queue)
+            parts = [(0, S, None)]
         else:
-            args = (data, plan.options, caps, first_index, S, out) if P is None else (data, plan.options, caps,
-                                                                                        first_index, out)
-            blocks = (S + threads - 1) // threads
-        with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
-            try:
-                kernels_device.sample_kernel(*key, schedule=schedule)[blocks, threads](*args)
-            except (pickle.PicklingError, RuntimeError, OSError) as exc:  # maybe the disk cache: once without it
-                if not kernels_device.cached_on_disk(key, schedule):
-                    raise
-                warnings.warn(f"the GPU kernel failed with Numba's disk cache ({exc}); compiling it again "
-                              "without", RuntimeWarning, stacklevel=2)
-                if queue is not None:
-                    queue.copy_to_device(np.zeros(1, np.int64))  # the failed launch may have taken samples
-                kernels_device.sample_kernel(*key, cache=False, schedule=schedule)[blocks, threads](*args)
-        cuda.synchronize()
-        t2 = time.perf_counter()
-        host = SampleOutput(*[a.copy_to_host() for a in out])
+            parts = self._launch_parts(key, schedule, threads, data, plan.options, caps, P is None, first_index, S,
+                                       out)
+        host, t2 = self._download(out, parts)
         t3 = time.perf_counter()
         for part, seconds in (("setup", t0 - ts), ("upload", t1 - t0), ("kernel", t2 - t1), ("download", t3 - t2),
                               ("transfer", (t1 - t0) + (t3 - t2))):
             DEVICE_SECONDS[part] += seconds
         LAUNCHES.append((int(S), t2 - t1))
         return host
+
+    def _launch(self, key, schedule, blocks, threads, stream, args, queue=None):
+        """Launch the sampling kernel of ``key`` on ``stream`` (0: the default one), compiled at its first launch."""
+        with kernels_device.without_contraction():  # compiled at the first launch: no fused multiply-adds
+            try:
+                kernels_device.sample_kernel(*key, schedule=schedule)[blocks, threads, stream](*args)
+            except (pickle.PicklingError, RuntimeError, OSError) as exc:  # maybe the disk cache: once without it
+                if not kernels_device.cached_on_disk(key, schedule):
+                    raise
+                warnings.warn(f"the GPU kernel failed with Numba's disk cache ({exc}); compiling it again "
+                              "without", RuntimeWarning, stacklevel=3)
+                if queue is not None:
+                    queue.copy_to_device(np.zeros(1, np.int64))  # the failed launch may have taken samples
+                kernels_device.sample_kernel(*key, cache=False, schedule=schedule)[blocks, threads, stream](*args)
+
+    def _launch_parts(self, key, schedule, threads, data, options, caps, drawn, first_index, S, out):
+        """A thread a sample: launch samples ``0 .. S - 1`` in parts of :data:`DOWNLOAD_PART`, on two streams in
+        turn; returns ``(a, b, event)`` for each part, the event recorded where its launch ends."""
+        cuda = self.cuda
+        streams = (cuda.stream(), cuda.stream())
+        parts = []
+        for i, a in enumerate(range(0, S, DOWNLOAD_PART)):
+            b = min(S, a + DOWNLOAD_PART)
+            view = _part_of(out, a, b)
+            args = (data, options, caps, first_index + a, b - a, view) if drawn else (data, options, caps[a:b],
+                                                                                     first_index + a, view)
+            stream = streams[i % 2]
+            self._launch(key, schedule, -(-(b - a) // threads), threads, stream, args)
+            event = cuda.event()
+            event.record(stream)
+            parts.append((a, b, event))
+        return parts
+
+    def _download(self, out, parts):
+        """Each part's outputs to the host once its launch has ended, while the later parts run; returns the host
+        :class:`SampleOutput` and the time the last launch was seen to end (``time.perf_counter``)."""
+        cuda = self.cuda
+        host = SampleOutput(*[np.empty(a.shape, a.dtype) for a in out])
+        copies = cuda.stream()
+        ended = None
+        for a, b, event in parts:
+            if event is None:
+                cuda.synchronize()
+            else:
+                event.synchronize()
+            ended = time.perf_counter()
+            for device_array, host_array in zip(_part_of(out, a, b), _part_of(host, a, b)):
+                if host_array.size:
+                    device_array.copy_to_host(host_array, stream=copies)
+        copies.synchronize()
+        return host, ended
 
     def resident(self, samples):
         """Threads of a queue kernel's launch for ``samples`` samples: at most as many as the device's

@@ -86,32 +86,34 @@ QUEUE = textwrap.dedent("""
     from reach.kernels.routh_data import make_step_work
     from reach.sampling.caps import draw_caps
     from reach.sampling.engine import Plan
+    from reach.sampling import gpu as gpus
     from reach.sampling.gpu import LAUNCHES, Gpu
     from reach.sampling.settings import SamplingSettings
     s = scenarios.get(sys.argv[1])
     plan = Plan(s.problem, SamplingSettings(40, s.h, s.N, strategy="uniform", seed=9))
-    p, S, first = s.problem, 40, 1000
+    p, S, first, keep = s.problem, 40, 1000, 20
     P = draw_caps(p.m, s.N, first, S, seed=9, sequence=plan.settings.sequence, caps=plan.settings.caps)
-    cpu = allocate_output(S, p.nv, 4, s.N + 2)
+    cpu = allocate_output(S, p.nv, keep, s.N + 2)
     run_samples_kernel(plan.data, plan.options, P, first, cpu, make_step_work(p.lcp_size, p.m, p.nv), *plan.flags)
     report = {}
-    for schedule in device.SCHEDULES:
-        device.SCHEDULE = schedule
+    for schedule, part in (("thread", gpus.DOWNLOAD_PART), ("thread", 16), ("queue", 16)):
+        device.SCHEDULE, gpus.DOWNLOAD_PART = schedule, part  # parts of 16: three, the kept paths in two of them
         for caps in ("host", "drawn"):  # a directed round's children bring theirs; a uniform block draws its own
-            gpu = Gpu().run(plan, P if caps == "host" else None, first, 4, s.N + 2, count=S)
-            report[f"{schedule} {caps}"] = {f: bool(np.array_equal(getattr(cpu, f), getattr(gpu, f), equal_nan=True))
-                                           for f in SampleOutput._fields}
+            gpu = Gpu().run(plan, P if caps == "host" else None, first, keep, s.N + 2, count=S)
+            report[f"{schedule} {caps} {min(part, S)}"] = {
+                f: bool(np.array_equal(getattr(cpu, f), getattr(gpu, f), equal_nan=True)) for f in SampleOutput._fields}
     print(json.dumps({"same": report, "launches": [[n, t >= 0] for n, t in LAUNCHES]}))
 """)
 
 
 @pytest.mark.parametrize("name", ["rocking-block", "disk-stack"])  # n = 10 and 25: the longer paths too
-def test_the_queue_schedule_gives_the_cpu_kernels_outputs_bit_for_bit_under_the_simulator(name):
+def test_the_queue_schedule_and_launches_in_parts_give_the_cpu_kernels_outputs_bit_for_bit_under_the_simulator(name):
     report = _under_the_simulator(QUEUE, name)
-    assert set(report["same"]) == {"thread host", "thread drawn", "queue host", "queue drawn"}
+    assert set(report["same"]) == {f"{schedule} {caps} {part}" for schedule, part in
+                                   (("thread", 40), ("thread", 16), ("queue", 16)) for caps in ("host", "drawn")}
     for case, same in report["same"].items():
         assert all(same.values()), f"{case}: {same}"
-    assert report["launches"] == [[40, True]] * 4  # each launch recorded, its samples and kernel seconds
+    assert report["launches"] == [[40, True]] * 6  # each run recorded once, its samples and kernel seconds
 
 
 HYBRID = textwrap.dedent("""
