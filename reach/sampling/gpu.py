@@ -85,12 +85,14 @@ def _to_device(cuda, value):
     return value
 
 
-def _part_of(out, a, b):
+def _part_of(out, a, b, none):
     """Samples ``a .. b - 1`` of a :class:`SampleOutput` (device or host arrays): views of its per-sample rows,
-    and of its kept paths' rows among them."""
+    and of its kept paths' rows among them, or ``none`` (empty paths and lengths) where it keeps none.  (numba-cuda
+    slices no empty device array: "non-empty slice into empty slice".)"""
     keep = out.path_len.shape[0]
-    rows = slice(min(a, keep), min(b, keep))
-    return SampleOutput(*[x[a:b] if name in SAMPLE_FIELDS else x[rows] for name, x in zip(SampleOutput._fields, out)])
+    lo, hi = min(a, keep), min(b, keep)
+    paths, path_len = (out.paths[lo:hi], out.path_len[lo:hi]) if hi > lo else none
+    return SampleOutput(*[x[a:b] for x in out[:len(SAMPLE_FIELDS)]], paths=paths, path_len=path_len)
 
 
 def takes_tableau(options, n):
@@ -183,10 +185,11 @@ class Gpu:
         turn; returns ``(a, b, event)`` for each part, the event recorded where its launch ends."""
         cuda = self.cuda
         streams = (cuda.stream(), cuda.stream())
+        none = (cuda.device_array((0, *out.paths.shape[1:])), cuda.device_array(0, np.int64))
         parts = []
         for i, a in enumerate(range(0, S, DOWNLOAD_PART)):
             b = min(S, a + DOWNLOAD_PART)
-            view = _part_of(out, a, b)
+            view = _part_of(out, a, b, none)
             args = (data, options, caps, first_index + a, b - a, view) if drawn else (data, options, caps[a:b],
                                                                                      first_index + a, view)
             stream = streams[i % 2]
@@ -209,8 +212,8 @@ class Gpu:
             else:
                 event.synchronize()
             ended = time.perf_counter()
-            for device_array, host_array in zip(_part_of(out, a, b), _part_of(host, a, b)):
-                if host_array.size:
+            for device_array, host_array in zip(_part_of(out, a, b, (None, None)), _part_of(host, a, b, (None, None))):
+                if host_array is not None and host_array.size:
                     device_array.copy_to_host(host_array, stream=copies)
         copies.synchronize()
         return host, ended
