@@ -17,6 +17,9 @@ the library is untouched:
 ``no-refinement``   no refinement of Lemke's basic values (``revised_refine``)
 ``no-certificate``  every solution taken as certified (Theorem 7 and the cone)
 ``no-checks``       neither the certificate nor the residual (``w = M z + q``)
+``no-fallback``     no basis enumeration after the covering vectors fail (``first_solution_kernel``
+                    finds nothing), and the thread's frame without its arrays: what a kernel
+                    would be that leaves those few steps to the CPU (issue 40 allows it)
 ``fused``           the fused build (``REACH_GPU_FUSED=1``: LTO, fused multiply-adds)
 ``queue``           not a stage left out: the queue schedule (``REACH_GPU_SCHEDULE=queue``), each
                     thread taking samples from a counter and running them a step at a time
@@ -51,7 +54,8 @@ from reach.kernels.cache import kernels_digest
 from reach.kernels.jit import kernel
 
 CASES = {"rocking-block": 2**20, "quadruped": 2**18}  # samples a timed launch
-VARIANTS = ("built", "host-caps", "no-paths", "no-refinement", "no-certificate", "no-checks", "fused", "queue")
+VARIANTS = ("built", "host-caps", "no-paths", "no-refinement", "no-certificate", "no-checks", "no-fallback", "fused",
+            "queue")
 CHOICES = ("first", "random")
 
 
@@ -79,10 +83,17 @@ def _no_residual(MT, q, z, w, row_scale, col_scale):
     return 0.0
 
 
+@kernel
+def _no_enumeration(lcp_, q, qs, offset, verify_tol, work):
+    """``first_solution_kernel`` that finds no solution."""
+    return False, 0.0
+
+
 PATCHES = {"no-paths": ((routh, "_record", _no_record),),
            "no-refinement": ((lcp, "revised_refine", _no_refine),),
            "no-certificate": ((routh, "certified", _always_certified),),
-           "no-checks": ((routh, "certified", _always_certified), (verify, "clip_and_measure", _no_residual))}
+           "no-checks": ((routh, "certified", _always_certified), (verify, "clip_and_measure", _no_residual)),
+           "no-fallback": ((routh, "first_solution_kernel", _no_enumeration), (device, "FALLBACK_MAX_N", 0))}
 _ORIGINAL = {(module.__name__, name): getattr(module, name) for patches in PATCHES.values()
              for module, name, _ in patches}
 _DIGEST = kernels_digest
@@ -137,7 +148,7 @@ def compile_one(label, variant):
     print(f"{label}: {variant} compiled in {time.perf_counter() - t:.1f} s", flush=True)
 
 
-def time_all(labels, repeats=3, samples=None):
+def time_all(labels, repeats=3, samples=None, variants=VARIANTS):
     """Every variant of each case, each choice: kernel samples a second (median of ``repeats`` launches of
     ``samples``, else the case's :data:`CASES` count), LCP solves a sample, kept share."""
     from reach.sampling.gpu import Gpu
@@ -145,7 +156,7 @@ def time_all(labels, repeats=3, samples=None):
     rows = []
     for label in labels:
         count = samples or CASES[label]
-        for variant in VARIANTS:
+        for variant in variants:
             use(variant)
             gpu = Gpu()
             for choice in CHOICES:
@@ -228,6 +239,7 @@ def main():
     parser.add_argument("--json", help="time: write the rows here")
     parser.add_argument("--samples", type=int, help="time: samples a launch, every case (default: CASES)")
     parser.add_argument("--repeats", type=int, default=3, help="time: launches timed, each variant and choice")
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=VARIANTS, help="time: these alone")
     args = parser.parse_args()
     labels = [args.case] if args.case else list(CASES)
     if args.mode == "compile":
@@ -235,7 +247,7 @@ def main():
     elif args.mode == "static":
         static(labels, [args.variant] if args.variant else VARIANTS)
     else:
-        rows = time_all(labels, args.repeats, args.samples)
+        rows = time_all(labels, args.repeats, args.samples, args.variants)
         print(format_rows(rows))
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=1))
