@@ -16,7 +16,9 @@ are local to it (:mod:`reach.kernels.device`).  The problem's data goes to the
 device once a run.  The per-sample output arrays stay on the device between
 launches (:meth:`Gpu.outputs`): a launch writes every field of each of its
 samples, so a later launch takes views of the same arrays instead of
-allocating its own; they grow when a launch needs more.
+allocating its own; they grow when a launch needs more.  A block run a thread a sample is
+launched in parts of :data:`DOWNLOAD_PART` samples on two streams, and each part's outputs
+come back while the later parts run; a queue kernel's block is one launch.
 """
 
 from __future__ import annotations
@@ -60,8 +62,11 @@ MAX_BLOCK = 2**22
 
 #: Samples a part of a launch of a thread a sample (:meth:`Gpu.run`): a block of more is launched in parts, on
 #: two streams in turn, and each part's outputs come back while the later parts run, so that the download of all
-#: but the last part is hidden behind the kernel.
-DOWNLOAD_PART = 2**19
+#: but the last part is hidden behind the kernel.  Measured on an H200 (``bench/download-parts-h200.log``, 2^22
+#: uniform rocking-block samples, wall): one launch ran 15.9-16.9 M samples/s under random choice and 20.3-20.5 M
+#: under first; parts of 2^20, 2^19 and 2^18 ran 1.23x, 1.28-1.33x and 1.29-1.35x that (random), 1.30x,
+#: 1.37x and 1.41-1.42x (first), with the same sets.  The kernel's seconds did not move (0.18 and 0.13 s).
+DOWNLOAD_PART = 2**18
 
 #: Threads of a queue kernel's launch (:meth:`Gpu.resident`) where the device does not say how many it holds.
 QUEUE_THREADS = 2**16

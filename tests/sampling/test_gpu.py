@@ -554,3 +554,39 @@ def test_forgetting_the_kernels_builds_them_again_from_the_names_as_they_are_the
     device.forget_kernels()
     assert device.compiled_kernels() == []
     assert device.sample_kernel(None, None, 10, 2, 3, 7) is not kernel
+
+
+class _DeviceLike:
+    """An array that refuses an empty slice of an empty array, as numba-cuda's device arrays do ("non-empty slice
+    into empty slice", seen on an H200), and records the slices taken."""
+
+    def __init__(self, shape, taken):
+        self.shape, self.taken = shape, taken
+
+    def __getitem__(self, rows):
+        if self.shape[0] == 0:
+            raise RuntimeError("non-empty slice into empty slice")
+        lo, hi = rows.start, rows.stop
+        self.taken.append((lo, hi))
+        return _DeviceLike((hi - lo, *self.shape[1:]), self.taken)
+
+
+@pytest.mark.parametrize("keep", [0, 5, 40])
+def test_a_launch_in_parts_slices_no_empty_device_array_and_gives_each_part_its_kept_paths(keep):
+    from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
+    from reach.sampling.gpu import _part_of
+
+    taken = []
+    out = SampleOutput(*[_DeviceLike((40, 3) if per_v else (40,), taken) for _, per_v in SAMPLE_FIELDS.values()],
+                       paths=_DeviceLike((keep, 9, 3), taken), path_len=_DeviceLike((keep,), taken))
+    none = ("no paths", "no lengths")
+    parts = [_part_of(out, a, min(40, a + 16), none) for a in range(0, 40, 16)]
+    for (a, part) in zip(range(0, 40, 16), parts):
+        b = min(40, a + 16)
+        assert all(getattr(part, f).shape[0] == b - a for f in SAMPLE_FIELDS)
+        kept = max(0, min(b, keep) - a)
+        if kept:
+            assert part.paths.shape == (kept, 9, 3) and part.path_len.shape == (kept,)
+        else:
+            assert (part.paths, part.path_len) == none
+    assert all(hi > lo for lo, hi in taken)  # no empty slice of any array
