@@ -36,16 +36,16 @@ from reach.kernels.lcp import uses_tableau
 from reach.kernels.routh import SAMPLE_FIELDS, SampleOutput
 
 __all__ = ["Gpu", "NoGpuError", "takes_tableau", "MAX_BLOCK", "CAP_NUMBERS", "gpu_available", "DEVICE_SECONDS",
-           "LAUNCHES", "LAUNCH_RECORDS", "QUEUE_THREADS",
-           "DOWNLOAD_PART"]
+           "LAUNCHES", "LAUNCH_RECORDS", "QUEUE_THREADS", "DOWNLOAD_PART"]
 
 #: Most caps (numbers, 8 bytes each) of one launch, drawn on the host: 256 MiB.
 CAP_NUMBERS = 2**25
 
 #: Wall seconds spent in this process on the device's side of :meth:`Gpu.run`, for ``reach bench --gpu``; never
 #: reset here.  ``"setup"``: before the caps go, the outputs' arrays (:meth:`Gpu.outputs`) and a new run's data on
-#: the device; ``"upload"``: a launch's caps to the device; ``"kernel"``: the launch to its end; ``"download"``: the
-#: outputs back; ``"transfer"``: upload and download together.
+#: the device; ``"upload"``: a launch's caps to the device; ``"kernel"``: the launch to its end (its last part's,
+#: :data:`DOWNLOAD_PART`; the earlier parts' downloads run meanwhile); ``"download"``: the outputs back after that;
+#: ``"transfer"``: upload and download together.
 DEVICE_SECONDS = {"setup": 0.0, "upload": 0.0, "kernel": 0.0, "download": 0.0, "transfer": 0.0}
 #: Most launches :data:`LAUNCHES` keeps.
 LAUNCH_RECORDS = 4096
