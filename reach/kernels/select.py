@@ -15,7 +15,10 @@ array had cost most of it).  :func:`equal_rows` groups equal rows of integer
 cell keys in a hash table, where ``np.unique(axis=0)`` sorted them: 0.009 s
 instead of 0.305 s for the 130,293 held-out outcomes of a 2^20-sample
 quadruped set, the same groups (``bench/host-parts.log``,
-``PYTHONPATH=. python bench/host_parts.py``).
+``PYTHONPATH=. python bench/host_parts.py``).  :func:`halve_rows` cuts a cell
+of points as a kd-tree does, in place, and :func:`box_distances` measures
+queries' distances to the cells' boxes, for the forest of
+:mod:`reach.sampling.nearest`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from reach.kernels.jit import counted, kernel
 from reach.kernels.rng import splitmix64
 
 __all__ = ["top_along", "grid_squares", "standardized_rows", "projected_rows",
-           "standardize_columns", "perturbed_caps", "equal_rows"]
+           "standardize_columns", "perturbed_caps", "equal_rows", "halve_rows", "box_distances"]
 
 
 @kernel(inline="always")
@@ -276,3 +279,82 @@ def equal_rows(keys, table, first, counts):
                 break
             slot = (slot + np.uint64(1)) & mask
     return groups
+
+
+@kernel(inline="always")
+def _swap_rows(points, i, j):
+    """Exchange rows ``i`` and ``j`` of ``points``."""
+    for c in range(points.shape[1]):
+        points[i, c], points[j, c] = points[j, c], points[i, c]
+
+
+@kernel(inline="always")
+def _widest(points, a, b, lo, hi):
+    """The column along which rows ``a:b`` of ``points`` spread widest (the first such); ``lo`` and ``hi`` (d,) are
+    scratch.  One pass along the rows: a pass down each column would read the rows once a column."""
+    d = points.shape[1]
+    for c in range(d):
+        lo[c] = hi[c] = points[a, c]
+    for i in range(a + 1, b):
+        for c in range(d):
+            x = points[i, c]
+            lo[c] = min(lo[c], x)
+            hi[c] = max(hi[c], x)
+    axis = 0
+    for c in range(1, d):
+        if hi[c] - lo[c] > hi[axis] - lo[axis]:
+            axis = c
+    return axis
+
+
+@kernel(inline="always")
+def _select_rows(points, a, b, k, axis):
+    """Reorder rows ``a:b`` so that row ``k``'s value in column ``axis`` is the one a sort would put there, with
+    none greater before it and none smaller after it (quickselect, Hoare's partition about a median of three)."""
+    lo, hi = a, b - 1
+    while hi > lo:
+        x, y, z = points[lo, axis], points[(lo + hi) // 2, axis], points[hi, axis]
+        pivot = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while points[i, axis] < pivot:
+                i += 1
+            while points[j, axis] > pivot:
+                j -= 1
+            if i <= j:
+                _swap_rows(points, i, j)
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return
+
+
+@kernel(nogil=True)
+def halve_rows(points, a, b, lo, hi):
+    """Halve rows ``a:b`` of ``points`` (n, d) in place, as a kd-tree cuts a cell: the row index ``m`` where the
+    second half starts.
+
+    The rows are reordered so that in the column along which they spread
+    widest, none of ``a:m`` exceeds any of ``m:b``, with ``m = a + (b - a) // 2``
+    (the halves differ in size by at most one row).  ``lo`` and ``hi`` (d,) are scratch.
+    """
+    middle = a + (b - a) // 2
+    if b - a > 1:
+        _select_rows(points, a, b, middle, _widest(points, a, b, lo, hi))
+    return middle
+
+
+@kernel(nogil=True)
+def box_distances(low, high, queries, out):
+    """``out[c, i]``: the Euclidean distance from ``queries[i]`` to the box ``low[c] <= x <= high[c]`` (0 inside)."""
+    for c in range(low.shape[0]):
+        for i in range(queries.shape[0]):
+            acc = 0.0
+            for j in range(queries.shape[1]):
+                gap = max(low[c, j] - queries[i, j], queries[i, j] - high[c, j], 0.0)
+                acc += gap * gap
+            out[c, i] = np.sqrt(acc)

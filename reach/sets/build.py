@@ -411,7 +411,7 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
                                     small=True) if isinstance(problem, ImpactProblem) else None
             result = sample_post_impact_set(problem, n, h, max_steps, completeness=False, progress=progress,
                                             **run, **options, **part("set"))
-            result.index_in_background()  # the set's tree builds while the held-out search runs
+            result.index_in_background()  # the set's index builds while the held-out search runs
             held = None if ahead is None else ahead.result()
             if held is None or held.settings != held_out_settings(result.settings):
                 held = run_sampling(problem, held_out_settings(result.settings), warn=False, keep_caps=True, **run,

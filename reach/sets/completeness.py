@@ -176,7 +176,7 @@ def estimate_completeness(result, *, budget=None, executor=None, n_jobs=1, backe
     """
     t0 = time.perf_counter()
     settings = held_out_settings(result.settings, budget)
-    result.index_in_background()  # the set's tree builds while the held-out search runs
+    result.index_in_background()  # the set's index builds while the held-out search runs
     if held is None:
         held = run_sampling(result.problem, settings, executor=executor, n_jobs=n_jobs, backend=backend,
                             scheduler=scheduler, warn=False, keep_caps=True)

@@ -112,7 +112,7 @@ class PostImpactSet:
         self.paths = paths
         self.metadata = dict(metadata)
         self.status, self.message = assess(self.kept, self.sample_status, settings)
-        self._kdtree = None
+        self._nearest = None
 
     @property
     def success(self):
@@ -151,24 +151,24 @@ class PostImpactSet:
         cv = self.contact_velocities()
         return cv.reshape(cv.shape[0], -1)
 
-    def _tree(self):
-        if isinstance(self._kdtree, Future):
-            self._kdtree = self._kdtree.result()
-        if self._kdtree is None:
-            self._kdtree = _build_tree(self)
-        return self._kdtree
+    def _index(self):
+        if isinstance(self._nearest, Future):
+            self._nearest = self._nearest.result()
+        if self._nearest is None:
+            self._nearest = _build_index(self)
+        return self._nearest
 
     def index_in_background(self):
-        """Start building the nearest-neighbour tree of the outcomes on a thread of its own; the next distance
-        query waits for it.
+        """Start building the nearest-neighbour index of the outcomes (a :class:`~reach.sampling.nearest.Forest`)
+        on a thread of its own; the next distance query waits for it.
 
         Before a held-out search, so that the build runs while the search
-        does (a 2^20-sample quadruped set's tree took 1.05 s on one core).
-        The tree is the one a query would build: the same distances, bit for bit.
+        does (a 2^20-sample quadruped set's index took 1.05 s on one core as one tree).
+        The index is the one a query would build: the same distances, bit for bit.
         """
-        if self._kdtree is None and len(self):
+        if self._nearest is None and len(self):
             pool = ThreadPoolExecutor(1)
-            self._kdtree = pool.submit(_build_tree, self)
+            self._nearest = pool.submit(_build_index, self)
             pool.shutdown(wait=False)
 
     def _as_points(self, v):
@@ -186,8 +186,7 @@ class PostImpactSet:
         """
         if len(self) == 0:
             raise ValueError("the set is empty: no sample ended non-colliding.")
-        dist, _ = self._tree().query(self._as_points(v), workers=workers)
-        return dist
+        return self._index().distances(self._as_points(v), workers=workers)
 
     def distance_beyond(self, v, floor, *, workers=1):
         """:meth:`distance_to` of each of ``v`` (k, nv) that lies at least ``floor`` from the set; ``-inf`` for
@@ -207,12 +206,13 @@ class PostImpactSet:
         (``bench/climb-queries.log``).
         """
         points = np.atleast_2d(self._as_points(v))
-        tree = self._tree()
-        bound, _ = tree.query(points, eps=APPROXIMATE_EPS, workers=workers)
+        tree = self._index()
+        bound = tree.upper_bounds(points, eps=APPROXIMATE_EPS, floor=floor, workers=workers)
         out = np.full(len(points), -np.inf)
         near = bound < floor
         if not near.all():
-            out[~near], _ = tree.query(points[~near], workers=workers)
+            out[~near] = tree.distances(points[~near], workers=workers)
+        out[out < floor] = -np.inf  # what the bound let through but lies nearer: -inf, whatever the bound
         return out
 
     def contains(self, v, tol):
@@ -224,7 +224,7 @@ class PostImpactSet:
         if other.problem.fingerprint() != self.problem.fingerprint():
             raise ValueError("`other` was computed for a different problem.")
         a, b = self._points(), other._points()
-        return float(max(other._tree().query(a)[0].max(initial=0.0), self._tree().query(b)[0].max(initial=0.0)))
+        return float(max(other._index().distances(a).max(initial=0.0), self._index().distances(b).max(initial=0.0)))
 
     def mirror(self, S):
         """The set doubled by a symmetry: every outcome ``v`` plus its image ``S @ v``.
@@ -421,7 +421,7 @@ def run_metadata(problem):
     }
 
 
-def _build_tree(result):
-    from reach.sampling.nearest import kd_tree
+def _build_index(result):
+    from reach.sampling.nearest import Forest
 
-    return kd_tree(result._points())
+    return Forest(result._points())

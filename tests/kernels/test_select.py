@@ -1,12 +1,13 @@
 """reach.kernels.select: the top points per direction, the standardized rows and
-the groups of equal rows, against numpy, with many equal values."""
+the groups of equal rows, against numpy, with many equal values; a cell halved as
+a kd-tree halves it, and boxes' distances."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reach.kernels.select import equal_rows, grid_squares, projected_rows, standardize_columns, \
-    standardized_rows, top_along
+from reach.kernels.select import box_distances, equal_rows, grid_squares, halve_rows, projected_rows, \
+    standardize_columns, standardized_rows, top_along
 
 
 @settings(max_examples=50, deadline=None)
@@ -92,3 +93,31 @@ def test_rows_projected_in_parts_then_standardized_are_standardized_rows_bit_for
         projected_rows(J, V, index[a:b], out[a:b])
     standardize_columns(out, 1e-3)
     assert np.array_equal(out.view(np.int64), standardized_rows(J, V, index, 1e-3).view(np.int64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 400), d=st.integers(1, 6), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_halve_rows_splits_a_slice_at_the_median_of_its_widest_column(n, d, seed, data):
+    rng = np.random.default_rng(seed)
+    points = np.round(rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, size=d), 1)  # rounded: many ties
+    a = data.draw(st.integers(0, n - 1))
+    b = data.draw(st.integers(a + 1, n))
+    cell = points.copy()
+    middle = halve_rows(cell, a, b, np.empty(d), np.empty(d))
+    assert middle == a + (b - a) // 2
+    assert np.array_equal(cell[:a], points[:a]) and np.array_equal(cell[b:], points[b:])  # the rest untouched
+    rows = lambda x: sorted(map(tuple, x))  # noqa: E731
+    assert rows(cell[a:b]) == rows(points[a:b])  # the same rows, reordered
+    spread = points[a:b].max(axis=0) - points[a:b].min(axis=0)
+    axis = int(np.argmax(spread))
+    if b - a > 1:
+        assert cell[a:middle, axis].max() <= cell[middle:b, axis].min()
+
+
+def test_box_distances_are_zero_inside_and_the_gap_outside():
+    low, high = np.array([[0.0, 0.0], [2.0, -1.0]]), np.array([[1.0, 1.0], [3.0, 0.0]])
+    queries = np.array([[0.5, 0.5], [4.0, 5.0], [-3.0, 0.5], [2.5, -0.5]])
+    out = np.empty((2, 4))
+    box_distances(low, high, queries, out)
+    np.testing.assert_allclose(out[0], [0.0, 5.0, 3.0, np.hypot(1.5, 0.5)], rtol=1e-15)
+    np.testing.assert_allclose(out[1], [np.hypot(1.5, 0.5), np.hypot(1.0, 5.0), np.hypot(5.0, 0.5), 0.0], rtol=1e-15)
