@@ -21,6 +21,9 @@
 #                                      # samples and the estimate) on the GPU, where its host seconds go, about two
 #                                      # minutes after the default part in the same call (its compiled kernels):
 #                                      # $OUT/e2e-profile.log, $OUT/log-e2e
+#   PARTS=forest bash bench/device.sh  # bench/forest_index.py: a 2^20 quadruped set's one kd-tree against the forest
+#                                      # of reach.sampling.nearest, on 16 threads and on one, about two minutes with
+#                                      # the CPU kernels' cold compile: $OUT/forest-16.json, forest-1.json, log-forest
 #   PARTS=parts bash bench/device.sh  # bench/download_parts.py: a uniform 2^22 rocking-block set launched in parts
 #                                      # (its downloads behind the later parts' kernels) against one launch, random
 #                                      # and first choice, about a minute after the default part (its compiled
@@ -40,7 +43,7 @@ OUT=${OUT:-results/device}
 PARTS=${PARTS:-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/log"
-case $PARTS in bisect | e2e | host | lemke | caps | hybrid | coverage | parts) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
+case $PARTS in bisect | e2e | host | lemke | caps | hybrid | coverage | parts | forest) LOG="$OUT/log-$PARTS" ;; esac  # beside the default part's, in one call
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 REACH=(python3 -W ignore::RuntimeWarning -c 'import sys; from reach.tools.cli import main; sys.exit(main(sys.argv[1:]))')
 warm() {  # compile (and cache on disk) the CPU kernels that the bench's CPU baseline uses
@@ -171,6 +174,12 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
     timeout 200 python3 -W ignore bench/download_parts.py --case rocking-block --json "$OUT/parts.json" \
       || echo "the parts' comparison ended with $?"
     date -u
+  elif [[ $PARTS == forest ]]; then  # one tree against the forest, on every core and on one
+    for t in 16 1; do
+      timeout 150 python3 -W ignore bench/forest_index.py --samples 1048576 --jobs 16 --threads $t --repeats 3 \
+        --json "$OUT/forest-$t.json" || echo "forest_index --threads $t ended with $?"
+    done
+    date -u
   elif [[ $PARTS == host ]]; then  # bench/host_parts.py and bench/host_side.py on every core
     timeout 240 python3 -W ignore bench/host_parts.py --samples 1048576 --jobs 16 --threads 16 \
       > "$OUT/host-parts.log" 2>&1 || echo "host_parts ended with $?"
@@ -198,7 +207,7 @@ print(format_layouts(rows))' "$OUT/lemke.json" || echo "the Lemke layouts ended 
   cat "$OUT/compile.log" "$OUT/warm.log"
   fi
   if [[ $PARTS != lemke && $PARTS != host && $PARTS != caps && $PARTS != bisect && $PARTS != e2e && $PARTS != hybrid \
-        && $PARTS != coverage && $PARTS != parts ]]; then
+        && $PARTS != coverage && $PARTS != parts && $PARTS != forest ]]; then
     ls reach/kernels/__pycache__/cuda/__pycache__ 2>/dev/null | head -20
     date -u
     timeout 420 "${REACH[@]}" bench --gpu --json "$OUT/gpu.json" || echo "reach bench --gpu ended with $?"
