@@ -139,6 +139,26 @@ def test_contact_rates_are_the_rows_rates(name):
         assert np.any(np.abs(normal) > 1e-3)
 
 
+def test_the_kept_state_serves_only_its_own_state():
+    """The forces and the contact rates share the last state's kinematics: a new state (q or v) gets its own."""
+    from reach.models.planar.dynamics import PlanarDynamics
+    model = scenarios.get("ramone").model
+    kept = PlanarDynamics(model, 0.5)
+    rng = np.random.default_rng(4)
+    q0 = np.asarray(scenarios.get("ramone").q, dtype=float)
+    q, v = q0 + 0.1 * rng.normal(size=kept.nq), rng.normal(size=kept.nv)
+    for a, b in ((q, v), (q, 2.0 * v), (q + 0.01, 2.0 * v), (q + 0.01, 2.0 * v)):
+        forces, rates = kept.velocity_force(a, b), kept.contact_rates(a, b)
+        fresh = PlanarDynamics(model, 0.5)
+        np.testing.assert_array_equal(forces, fresh.velocity_force(a, b))
+        fresh = PlanarDynamics(model, 0.5)  # the rates first, then the forces
+        got = fresh.contact_rates(a, b)
+        np.testing.assert_array_equal(rates[0], got[0])
+        np.testing.assert_array_equal(rates[1], got[1])
+    with pytest.raises(ValueError, match="read-only"):
+        kept._origin_bias(a, b)[-1][0, 0] = 1.0
+
+
 def test_planar_dynamics_input_is_checked():
     model = scenarios.get("rocking-block").model
     from reach.models.planar.dynamics import PlanarDynamics

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reach.models.planar.frames import perp, rotation
+from reach.models.planar.frames import arm_jacobian, rotation
 from reach.problem.impact import ImpactProblem
 
 __all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "select_candidates", "evaluate_contacts",
@@ -191,7 +191,7 @@ def _evaluate(candidate, positions, angles, Jp, Jw, index):
         normal = gap / dist if dist > 0 else np.array([0.0, 1.0])
         arm_a = R @ candidate.local - candidate.radius * normal
         arm_b = Rk @ candidate.other_local + candidate.other_radius * normal
-        J = (Jp[b] + np.outer(perp(arm_a), Jw[b])) - (Jp[k] + np.outer(perp(arm_b), Jw[k]))
+        J = arm_jacobian(Jp[b], Jw[b], arm_a) - arm_jacobian(Jp[k], Jw[k], arm_b)
         phi = dist - candidate.radius - candidate.other_radius
         point = 0.5 * (positions[b] + arm_a + positions[k] + arm_b)
         other_point = Rk.T @ arm_b
@@ -201,7 +201,7 @@ def _evaluate(candidate, positions, angles, Jp, Jw, index):
         arm = R @ candidate.local - candidate.radius * normal
         point = positions[b] + arm
         phi = float(wall.distance(point))
-        J = Jp[b] + np.outer(perp(arm), Jw[b])
+        J = arm_jacobian(Jp[b], Jw[b], arm)
         other_point = None
     tangent = np.array([normal[1], -normal[0]]) + 0.0  # + 0.0: no negative zeros
     return Contact(candidate.name, candidate.kind, phi, point, normal, tangent, normal @ J, tangent @ J,

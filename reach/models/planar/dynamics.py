@@ -78,6 +78,7 @@ class PlanarDynamics(Dynamics):
         M0 = model.mass_matrix(np.zeros(self.nq), check=False)
         self.constant_mass = all(np.array_equal(M0, model.mass_matrix(rng.uniform(-3, 3, self.nq), check=False))
                                  for _ in range(3))
+        self._kinematics = None  # ((q, v)'s bytes, motion.origin_bias there): the last state's
 
     def mass_matrix(self, q):
         return self.model.mass_matrix(q, check=False)
@@ -111,15 +112,25 @@ class PlanarDynamics(Dynamics):
         v = np.asarray(v, dtype=float)
         if not np.any(v) or self.constant_mass:
             return np.zeros(self.nv)
-        return motion.velocity_force(self.model, q, v)
+        return motion.velocity_force(self.model, q, v, self._origin_bias(q, v))
 
     def contact_rates(self, q, v):
         """``(normal, tangent)`` (p,) each: ``d/dt (Jn v)`` and ``d/dt (Jt v)`` of the contacts at ``(q, v)``
         when ``dv/dt = 0`` (:func:`reach.models.planar.motion.contact_rates`), for a flow's held contacts.
         A subclass whose :meth:`contacts` gives other rows must override this too (or a flow uses rates of
         rows it does not hold)."""
-        return motion.contact_rates(self.model, np.asarray(q, dtype=float), np.asarray(v, dtype=float),
-                                    self.contact_names)
+        q, v = np.asarray(q, dtype=float), np.asarray(v, dtype=float)
+        return motion.contact_rates(self.model, q, v, self.contact_names, self._origin_bias(q, v))
+
+    def _origin_bias(self, q, v):
+        """:func:`reach.models.planar.motion.origin_bias` at ``(q, v)``, kept for the last state: a flow asks for
+        the forces and its held contacts' rates at the same one."""
+        key = (q.tobytes(), v.tobytes())
+        if self._kinematics is None or self._kinematics[0] != key:
+            kinematics = motion.origin_bias(self.model, q, v)
+            kinematics[-1].flags.writeable = False  # handed out again, as body_jacobians's arrays are
+            self._kinematics = (key, kinematics)
+        return self._kinematics[1]
 
     def forces(self, t, q, v):
         k = self.gravity_force(q) + self.velocity_force(q, v)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rotation", "perp", "outer"]
+__all__ = ["rotation", "perp", "outer", "arm_jacobian"]
 
 
 def rotation(angle):
@@ -24,3 +24,9 @@ def perp(r):
 def outer(a, b):
     """``np.outer`` of two 1-D arrays, the same products, without its overhead (the flows' hot path)."""
     return a[:, None] * b[None, :]
+
+
+def arm_jacobian(Jp, Jw, arm):
+    """``Jp + perp(arm) Jw``: the Jacobian (2, nv) of the point at world offset ``arm`` (2,) from a body's origin,
+    from the origin's Jacobian ``Jp`` (2, nv) and the body's angular Jacobian ``Jw`` (nv,)."""
+    return Jp + outer(perp(arm), Jw)

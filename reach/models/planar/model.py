@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar.contacts import ACTIVE_TOL, build_candidates, evaluate_contacts, impact_problem
-from reach.models.planar.frames import outer, perp, rotation
+from reach.models.planar.frames import arm_jacobian, outer, rotation
 from reach.models.planar.geometry import outlines
 from reach.models.planar.parts import JOINT_DOFS, WORLD, Joint, PointMass, nonnegative
 from reach.models.planar.shapes import Box, Disc, Point, Rod, Wall, as_vector2
@@ -346,7 +346,7 @@ class PlanarModel:
             arm = R @ local
             positions[b] = p_parent + arm
             angles[b] = angle
-            Jp[b] += Jp_parent + outer(perp(arm), Jw_parent)
+            Jp[b] += arm_jacobian(Jp_parent, Jw_parent, arm)
         for array in (positions, angles, Jp, Jw):
             array.flags.writeable = False
         self._kinematics = (key, (positions, angles, Jp, Jw))
@@ -365,7 +365,7 @@ class PlanarModel:
         positions, angles, Jp, Jw = self.body_jacobians(q)
         b = self._index[body]
         arm = rotation(angles[b]) @ np.asarray(offset, dtype=float)
-        return Jp[b] + np.outer(perp(arm), Jw[b])
+        return arm_jacobian(Jp[b], Jw[b], arm)
 
     # ------------------------------------------------------------------ inertia
     @property
@@ -387,7 +387,7 @@ class PlanarModel:
         for pm in self.masses:
             b = self._index[pm.body]
             if pm.mass > 0:
-                J = Jp[b] + outer(perp(rotation(angles[b]) @ pm.offset), Jw[b])
+                J = arm_jacobian(Jp[b], Jw[b], rotation(angles[b]) @ pm.offset)
                 M += pm.mass * J.T @ J
             if pm.inertia > 0:
                 M += pm.inertia * outer(Jw[b], Jw[b])

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from reach.models.planar.contacts import select_candidates
-from reach.models.planar.frames import outer, perp, rotation
+from reach.models.planar.frames import arm_jacobian, perp, rotation
 from reach.models.planar.parts import WORLD
 
 __all__ = ["origin_bias", "velocity_force", "contact_rates"]
@@ -36,46 +36,46 @@ def origin_bias(model, q, v):
     """``(positions, angles, Jp, Jw, bias)``: :meth:`PlanarModel.body_jacobians` at ``q`` and each body
     origin's acceleration ``bias`` (nb, 2) at velocity ``v`` when ``dv/dt = 0``."""
     positions, angles, Jp, Jw = model.body_jacobians(q)
-    index = {name: b for b, name in enumerate(model.bodies)}
-    bias = np.zeros((len(index), 2))
+    bias = np.zeros((len(positions), 2))
     for b, joint in enumerate(model.joints):
         if joint.parent == WORLD:
             continue  # hung from the world: its origin moves with its own coordinates only
-        k = index[joint.parent]
+        k = model.body_index(joint.parent)
         rate, arm = Jw[k] @ v, positions[b] - positions[k]
         u = (Jp[b] - Jp[k]) @ v - rate * perp(arm)
         bias[b] = bias[k] - rate * rate * arm + 2.0 * rate * perp(u)
     return positions, angles, Jp, Jw, bias
 
 
-def velocity_force(model, q, v):
-    """``-Mdot v + grad_q(v^T M v) / 2`` (nv,): the Coriolis and centrifugal forces at ``(q, v)``."""
-    positions, angles, Jp, Jw, bias = origin_bias(model, q, v)
-    index = {name: b for b, name in enumerate(model.bodies)}
+def velocity_force(model, q, v, kinematics=None):
+    """``-Mdot v + grad_q(v^T M v) / 2`` (nv,): the Coriolis and centrifugal forces at ``(q, v)``.
+    ``kinematics``: :func:`origin_bias` at ``(q, v)``, if computed already."""
+    positions, angles, Jp, Jw, bias = kinematics or origin_bias(model, q, v)
     force = np.zeros(model.nv)
     for pm in model.masses:
         if pm.mass > 0:
-            b = index[pm.body]
+            b = model.body_index(pm.body)
             arm, rate = rotation(angles[b]) @ pm.offset, Jw[b] @ v
-            force -= pm.mass * ((Jp[b] + outer(perp(arm), Jw[b])).T @ (bias[b] - rate * rate * arm))
+            force -= pm.mass * (arm_jacobian(Jp[b], Jw[b], arm).T @ (bias[b] - rate * rate * arm))
     return force
 
 
-def contact_rates(model, q, v, names=None):
+def contact_rates(model, q, v, names=None, kinematics=None):
     """``(normal, tangent)`` (p,) each: ``d/dt (Jn v)`` and ``d/dt (Jt v)`` of the contacts ``names`` (all
-    of the model's if None, in :meth:`PlanarModel.contacts`'s order) at ``(q, v)`` when ``dv/dt = 0``."""
-    positions, angles, Jp, Jw, bias = origin_bias(model, q, v)
-    index = {name: b for b, name in enumerate(model.bodies)}
+    of the model's if None, in :meth:`PlanarModel.contacts`'s order) at ``(q, v)`` when ``dv/dt = 0``.
+    ``kinematics``: :func:`origin_bias` at ``(q, v)``, if computed already."""
+    positions, angles, Jp, Jw, bias = kinematics or origin_bias(model, q, v)
     chosen = select_candidates(model, names)
     normal, tangent = np.empty(len(chosen)), np.empty(len(chosen))
     for i, c in enumerate(chosen):
-        b = index[c.body]
+        b = model.body_index(c.body)
         rate_b, centre = Jw[b] @ v, rotation(angles[b]) @ c.local
         if c.kind != "disc|disc":  # a fixed wall: its normal and tangent do not turn
             n = c.wall.normal
             acc, turn, velocity = bias[b] - rate_b * rate_b * centre, np.zeros(2), np.zeros(2)
         else:
-            n, turn, velocity, acc = _disc_pair(c, positions, angles, Jp, Jw, bias, index[c.other], b, v, centre)
+            n, turn, velocity, acc = _disc_pair(c, positions, angles, Jp, Jw, bias, model.body_index(c.other), b, v,
+                                                  centre)
         t = np.array([n[1], -n[0]])
         normal[i] = turn @ velocity + n @ acc
         tangent[i] = np.array([turn[1], -turn[0]]) @ velocity + t @ acc
