@@ -20,7 +20,11 @@ thread of its own.  One tree is built on one thread, and after a set on a GPU
 the held-out distances wait for it while the other cores idle.  A query asks
 the cell whose box is nearest, then every other cell whose box lies nearer
 than the distance found.  A pair's distance is computed alike in any tree,
-so the forest's distances are one tree's, bit for bit.
+so the forest's distances are one tree's, bit for bit.  On the quadruped's
+2^20-sample set and its 130,293 held-out outcomes, on two cores, the forest
+built in 0.63 s instead of 0.98 s and measured the distances in 1.01 s
+instead of 1.69 s; on one thread it took 0.82x and 0.77x one tree's time
+(``bench/forest-index.log``, ``PYTHONPATH=. python bench/forest_index.py``).
 """
 
 from __future__ import annotations
