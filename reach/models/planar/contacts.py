@@ -37,7 +37,7 @@ from reach.models.planar.frames import arm_jacobian, rotation
 from reach.problem.impact import ImpactProblem
 
 __all__ = ["Contact", "ContactCandidate", "ACTIVE_TOL", "build_candidates", "select_candidates", "evaluate_contacts",
-           "impact_problem"]
+           "disc_pair_geometry", "impact_problem"]
 
 #: Default activity tolerance (m): a contact with ``phi <= ACTIVE_TOL`` is active.
 ACTIVE_TOL = 1e-8
@@ -178,23 +178,35 @@ def select_candidates(model, names=None):
     return chosen
 
 
+def disc_pair_geometry(candidate, positions, angles, b, k):
+    """A disc pair's ``(centre_a, centre_b, dist, normal, arm_a, arm_b)`` at body poses ``positions``, ``angles``.
+
+    ``b`` and ``k`` are the indices of its first body and of ``candidate.other``.
+    ``centre_a``, ``centre_b``: each disc's centre from its body's origin, in
+    world axes; ``dist``: the distance between the centres; ``normal``: from
+    the second disc's centre to the first's (``+y`` where they coincide);
+    ``arm_a``, ``arm_b``: the touching material points from their bodies'
+    origins (module docstring).
+    """
+    centre_a = rotation(angles[b]) @ candidate.local
+    centre_b = rotation(angles[k]) @ candidate.other_local
+    gap = positions[b] + centre_a - (positions[k] + centre_b)
+    dist = float(np.linalg.norm(gap))
+    normal = gap / dist if dist > 0 else np.array([0.0, 1.0])
+    return (centre_a, centre_b, dist, normal, centre_a - candidate.radius * normal,
+            centre_b + candidate.other_radius * normal)
+
+
 def _evaluate(candidate, positions, angles, Jp, Jw, index):
     b = index[candidate.body]
     R = rotation(angles[b])
     if candidate.kind == "disc|disc":
         k = index[candidate.other]
-        Rk = rotation(angles[k])
-        centre_a = positions[b] + R @ candidate.local
-        centre_b = positions[k] + Rk @ candidate.other_local
-        gap = centre_a - centre_b
-        dist = float(np.linalg.norm(gap))
-        normal = gap / dist if dist > 0 else np.array([0.0, 1.0])
-        arm_a = R @ candidate.local - candidate.radius * normal
-        arm_b = Rk @ candidate.other_local + candidate.other_radius * normal
+        _, _, dist, normal, arm_a, arm_b = disc_pair_geometry(candidate, positions, angles, b, k)
         J = arm_jacobian(Jp[b], Jw[b], arm_a) - arm_jacobian(Jp[k], Jw[k], arm_b)
         phi = dist - candidate.radius - candidate.other_radius
         point = 0.5 * (positions[b] + arm_a + positions[k] + arm_b)
-        other_point = Rk.T @ arm_b
+        other_point = rotation(angles[k]).T @ arm_b
     else:
         wall = candidate.wall
         normal = wall.normal

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reach.models.planar.contacts import select_candidates
+from reach.models.planar.contacts import disc_pair_geometry, select_candidates
 from reach.models.planar.frames import arm_jacobian, perp, rotation
 from reach.models.planar.parts import WORLD
 
@@ -69,32 +69,26 @@ def contact_rates(model, q, v, names=None, kinematics=None):
     normal, tangent = np.empty(len(chosen)), np.empty(len(chosen))
     for i, c in enumerate(chosen):
         b = model.body_index(c.body)
-        rate_b, centre = Jw[b] @ v, rotation(angles[b]) @ c.local
         if c.kind != "disc|disc":  # a fixed wall: its normal and tangent do not turn
-            n = c.wall.normal
+            n, rate_b, centre = c.wall.normal, Jw[b] @ v, rotation(angles[b]) @ c.local
             acc, turn, velocity = bias[b] - rate_b * rate_b * centre, np.zeros(2), np.zeros(2)
         else:
-            n, turn, velocity, acc = _disc_pair(c, positions, angles, Jp, Jw, bias, model.body_index(c.other), b, v,
-                                                  centre)
+            n, turn, velocity, acc = _disc_pair(c, positions, angles, Jp, Jw, bias, b, model.body_index(c.other), v)
         t = np.array([n[1], -n[0]])
         normal[i] = turn @ velocity + n @ acc
         tangent[i] = np.array([turn[1], -turn[0]]) @ velocity + t @ acc
     return normal, tangent
 
 
-def _disc_pair(c, positions, angles, Jp, Jw, bias, k, b, v, centre_a):
+def _disc_pair(c, positions, angles, Jp, Jw, bias, b, k, v):
     """A disc pair's ``(n, dn/dt, relative velocity, its bias)`` of the touching material points."""
+    centre_a, centre_b, dist, n, arm_a, arm_b = disc_pair_geometry(c, positions, angles, b, k)
     rate_a, rate_b = Jw[b] @ v, Jw[k] @ v
-    centre_b = rotation(angles[k]) @ c.other_local
-    gap = positions[b] + centre_a - positions[k] - centre_b
-    dist = float(np.linalg.norm(gap))
     if dist == 0:  # coincident centres: the normal is fixed to +y (as in the contact's own evaluation)
-        n, turn = np.array([0.0, 1.0]), np.zeros(2)
+        turn = np.zeros(2)
     else:
-        n = gap / dist
         gap_rate = (Jp[b] @ v + rate_a * perp(centre_a)) - (Jp[k] @ v + rate_b * perp(centre_b))
         turn = (gap_rate - n * (n @ gap_rate)) / dist
-    arm_a, arm_b = centre_a - c.radius * n, centre_b + c.other_radius * n
     velocity = (Jp[b] @ v + rate_a * perp(arm_a)) - (Jp[k] @ v + rate_b * perp(arm_b))
     arm_a_rate = rate_a * perp(centre_a) - c.radius * turn
     arm_b_rate = rate_b * perp(centre_b) + c.other_radius * turn
