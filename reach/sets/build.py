@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from reach.sampling.choice import auto_choice
+from reach.sampling.choice import auto_choice, clopper_pearson_upper
 from reach.sampling.executors import make_executor
 from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closing_speed, estimate_completeness, \
     held_out_distances, held_out_settings, measure_gap, with_climb
@@ -384,8 +384,6 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
     """
     import time
 
-    from scipy.stats import beta
-
     max_samples = check_integer("max_samples", max_samples, low=1)
     initial = check_integer("initial", initial, low=1, high=max_samples)
     progress = run.pop("progress", False)
@@ -423,7 +421,7 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
             d = np.atleast_1d(result.distance_to(held.velocities[first], workers=cores)) if len(result) and len(first) \
                 else np.zeros(0)
             far, trials = int(np.count_nonzero(d > epsilon)), len(d)
-            upper = float(beta.ppf(confidence, far + 1, trials - far)) if far < trials else 1.0
+            upper = clopper_pearson_upper(far, trials, confidence)
             rounds.append({"samples": n, "held_out_samples": held.settings.n_samples, "held_out": trials, "far": far,
                            "estimate": far / max(trials, 1), "upper_bound": upper,
                            "seconds": time.perf_counter() - start})
