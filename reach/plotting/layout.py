@@ -173,7 +173,9 @@ def plot_scenario_figure(scenario, result, *, baselines=None, mirror=True, outco
     legend = ax_legend.legend(list(handles.values()), list(handles), loc="upper left", fontsize=10, frameon=False,
                               title=title or scenario.title, title_fontproperties={"weight": "bold", "size": 13},
                               alignment="left")
-    fig.canvas.draw()  # the legend's height is known once drawn: the summary goes below it, never over it
+    # the summary goes below the legend, never over it: the legend's height in the panel is known once the layout
+    # has placed the panels (the layout alone, not a whole drawing: 0.4-0.6 s less a figure, the same pixels)
+    fig.get_layout_engine().execute(fig)
     bottom = legend.get_window_extent().transformed(ax_legend.transAxes.inverted()).y0
     ax_legend.text(0.0, min(bottom - 0.03, 1.0), _summary_text(scenario, result, S, regions),
                    transform=ax_legend.transAxes, fontsize=8.5, family="monospace", va="top", ha="left")

@@ -20,6 +20,7 @@ from reach.plotting import (  # noqa: E402
     plot_contact_frame,
     plot_contact_plane,
     plot_result_planes,
+    plot_scenario_figure,
     project,
 )
 
@@ -216,3 +217,21 @@ def test_a_propagations_plot_gives_both_panels_the_coordinates_unit(tmp_path):
     fig.savefig(tmp_path / "p.png")
     plt.close(fig)
     assert_non_blank(tmp_path / "p.png")
+
+
+def test_the_scenario_figure_puts_its_summary_below_its_legend_as_saved(block, tmp_path):
+    s, result = block
+    fig = plot_scenario_figure(s, result, mirror=True)
+    try:
+        fig.savefig(tmp_path / "figure.png", dpi=60)  # a whole drawing: the layout as saved
+        panel = fig.axes[2]
+        renderer = fig.canvas.get_renderer()
+        legend = panel.get_legend().get_window_extent(renderer)
+        summary = panel.texts[-1].get_window_extent(renderer)
+        assert "samples" in panel.texts[-1].get_text() and summary.height > 0
+        assert summary.y1 < legend.y0  # below it, never over it ...
+        # ... and just below: 3 % of the panel, as placed on the panels' final layout (not on where they stood first)
+        assert (legend.y0 - summary.y1) / panel.get_window_extent(renderer).height == pytest.approx(0.03, abs=0.005)
+        assert summary.x0 == pytest.approx(legend.x0, abs=0.05 * legend.width)  # in the legend's column
+    finally:
+        plt.close(fig)
