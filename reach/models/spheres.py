@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.models.spatial import cross3
 from reach.problem.dynamics import ContactJacobians, Dynamics
 
 __all__ = ["SphereSystem", "quaternion_multiply", "rotation_quaternion"]
@@ -147,7 +148,7 @@ class SphereSystem(Dynamics):
         rows = np.zeros((len(directions), self.nv))
         for r, d in enumerate(directions):
             rows[r, 6 * ball:6 * ball + 3] = d
-            rows[r, 6 * ball + 3:6 * ball + 6] = np.cross(offset, d)
+            rows[r, 6 * ball + 3:6 * ball + 6] = cross3(offset, d)
         return rows
 
     def frames(self, q):
@@ -165,11 +166,11 @@ class SphereSystem(Dynamics):
     @staticmethod
     def _pair_frame(gap):
         n = gap / np.linalg.norm(gap)
-        t1 = np.cross(n, _EZ)
+        t1 = cross3(n, _EZ)
         if np.linalg.norm(t1) < 1e-9:
-            t1 = np.cross(n, _EX)
+            t1 = cross3(n, _EX)
         t1 /= np.linalg.norm(t1)
-        return n, t1, np.cross(t1, n)
+        return n, t1, cross3(t1, n)
 
     def contacts(self, q):
         c = self.centers(q)

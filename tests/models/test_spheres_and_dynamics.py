@@ -187,3 +187,17 @@ def test_a_pushed_ball_gains_exactly_the_work_of_the_push():
     # Rolling without slipping: the contact point does not slide (mu = 0.5 holds a 2 N push on 1 kg).
     u = trajectory.v[-1]
     assert u[0] > 0 and abs(u[0] - 0.1 * u[4]) <= 1e-9
+
+
+def test_cross3_is_numpys_cross_bit_for_bit():
+    from reach.models.spatial import cross3
+
+    rng = np.random.default_rng(3)
+    vectors = list(rng.normal(size=(200, 3)) * 10.0 ** rng.integers(-8, 8, size=(200, 1)))
+    vectors += [np.zeros(3), -np.zeros(3), np.array([1.0, -0.0, np.inf]), np.array([np.nan, 2.0, 0.0]), np.eye(3)[1]]
+    for a in vectors:
+        for b in vectors[::7]:
+            with np.errstate(invalid="ignore"):
+                expected, got = np.cross(a, b), cross3(a, b)
+            assert got.dtype == np.float64 and got.shape == (3,)
+            assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # the same bits, signs of zeros too
