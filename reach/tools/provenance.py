@@ -53,10 +53,21 @@ def code_fingerprint(modules):
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
             digest.update(f"{name}: missing".encode())
             continue
-        tree = _strip_docstrings(ast.parse(Path(spec.origin).read_text(encoding="utf-8")))
         digest.update(name.encode())
-        digest.update(ast.dump(tree).encode())
+        digest.update(_code_dump(Path(spec.origin)))
     return digest.hexdigest()[:16]
+
+
+_DUMPS = {}  # path -> (its size and change time, its code's dump): one parse a file a process, not one a page
+
+
+def _code_dump(path):
+    """A source file's syntax tree without docstrings, dumped (bytes); parsed again only when the file changed."""
+    stat = path.stat()
+    key = (stat.st_size, stat.st_mtime_ns)
+    if _DUMPS.get(path, (None,))[0] != key:
+        _DUMPS[path] = key, ast.dump(_strip_docstrings(ast.parse(path.read_text(encoding="utf-8")))).encode()
+    return _DUMPS[path][1]
 
 
 def loaded_modules():
