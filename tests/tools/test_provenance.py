@@ -59,3 +59,20 @@ def test_a_page_records_its_command_and_a_changed_module_makes_it_stale(tmp_path
 def test_a_page_without_a_record_is_reported(tmp_path, text):
     (tmp_path / "page.md").write_text(text)
     assert stale_pages(tmp_path) == [("page.md", "no provenance record")]
+
+
+def test_a_changed_file_is_parsed_again_within_one_process(tmp_path, monkeypatch):
+    import os
+
+    path = tmp_path / "fingerprinted_here.py"
+    path.write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = code_fingerprint(["fingerprinted_here"])
+    assert code_fingerprint(["fingerprinted_here"]) == first  # (from the parse kept for the process)
+    path.write_text("X = 2\n")  # the same size: its change time tells
+    stamp = path.stat().st_mtime_ns
+    os.utime(path, ns=(stamp + 10**9, stamp + 10**9))
+    second = code_fingerprint(["fingerprinted_here"])
+    assert second != first
+    path.write_text('"""A docstring and a comment change nothing."""\nX = 2  # two\n')
+    assert code_fingerprint(["fingerprinted_here"]) == second
