@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reach.plotting.design import MEASURE_LABELS
 from reach.tools.arguments import UsageError, n_jobs, output_path, samples, seed
 
 __all__ = ["add_sweep", "cmd_sweep", "parse_param"]
@@ -93,6 +92,8 @@ def cmd_sweep(args):
 
 
 def format_sweep(name, result):
+    from reach.plotting.design import MEASURE_LABELS  # here, not at import: the plotting package is 0.2 s of start-up
+
     lines = [f"{name}: {len(result.params)} points"]
     lines.append("  ".join(f"{n:>12}" for n in result.names + tuple(result.values)))
     for row in result.table():
