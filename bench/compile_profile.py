@@ -14,7 +14,10 @@ times it was compiled, and the total.
     python bench/compile_profile.py disk-stack:solution_choice=first
 
 (each argument ``NAME[:key=value...]``: a scenario and keyword arguments of
-``sample_post_impact_set``).  Run from the repository root with
+``sample_post_impact_set``).  ``--tree`` also prints each compile over half a
+second with its callers' compiles around it (inclusive seconds, indented by
+depth), and the run's wall time: where a cold start's two chains of the step
+are compiled (``reach.sampling.cold_start``; ``bench/cold-start-split.log``).  Run from the repository root with
 ``PYTHONPATH=.:tests``.  Times are CPU-bound and move with the host's load:
 compare two versions back to back.
 """
@@ -32,7 +35,9 @@ def main(argv):
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="reach-compile-")
     from numba.core import event
 
-    own, count, stack = collections.Counter(), collections.Counter(), []
+    tree = "--tree" in argv
+    argv = [a for a in argv if a != "--tree"]
+    own, count, stack, rows = collections.Counter(), collections.Counter(), [], []
 
     class Listener(event.Listener):
         def on_start(self, e):
@@ -44,6 +49,7 @@ def main(argv):
             spent = time.perf_counter() - t0
             own[name] += spent - inner
             count[name] += 1
+            rows.append((len(stack), name, spent))
             if stack:
                 stack[-1][1] += spent
 
@@ -51,7 +57,7 @@ def main(argv):
     import scenarios
     from reach import sample_post_impact_set
 
-    c0 = time.process_time()
+    c0, w0 = time.process_time(), time.perf_counter()
     for arg in argv or ["rocking-block"]:
         name, *pairs = arg.split(":")
         s = scenarios.get(name)
@@ -61,6 +67,11 @@ def main(argv):
           f"{time.process_time() - c0:.1f} s CPU in all")
     for name, seconds in own.most_common(15):
         print(f"  {seconds:6.1f} s  x{count[name]}  {name}")
+    if tree:
+        print(f"wall {time.perf_counter() - w0:.1f} s; each compile over 0.5 s, inclusive, callees above their caller:")
+        for depth, name, seconds in rows:
+            if seconds > 0.5:
+                print(f"  {'  ' * depth}{name} {seconds:.1f} s")
 
 
 if __name__ == "__main__":

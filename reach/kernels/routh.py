@@ -59,7 +59,7 @@ from reach.kernels.rng import (COVERING_STREAM, FALLBACK_STREAM, PICK_STREAM, RE
 from reach.kernels.verify import clip_and_measure
 
 __all__ = ["CHOICE_FIRST", "CHOICE_RANDOM", "CHOICE_ENUMERATE", "CHOICE_EXACT", "CHOICE_WALK", "SampleOutput", "SAMPLE_FIELDS",
-           "allocate_output", "routh_step_kernel", "robust_step", "take_step", "colliding", "fill_covering",
+           "allocate_output", "routh_step_kernel", "robust_step", "modes_or_bases", "take_step", "colliding", "fill_covering",
            "modes_flag", "certify_flag", "begin_sample", "sample_going", "sample_step", "finish_sample", "run_sample",
            "run_samples_kernel"]
 
@@ -271,7 +271,7 @@ def enumerated_step(data, v, lam, opts, work, sample, step, v_next):
 
 
 @kernel
-def _modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify):
+def modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify):
     """Exact choice's or enumeration's step; returns (solved, residual, the choice Lemke's method falls back on)."""
     choice = opts.choice
     if choice == CHOICE_EXACT:
@@ -317,7 +317,7 @@ def take_step(data, v, lam, opts, work, sample, step, v_next, modes, certify):
     """
     choice = opts.choice
     if modes is not None:  # pruned where modes is None: the kernel of random and first choice (see above)
-        solved, res, choice = _modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify)
+        solved, res, choice = modes_or_bases(data, v, lam, opts, work, sample, step, v_next, certify)
         if solved:
             return 0, res, 1
     status, res, solves = robust_step(data, v, lam, opts, choice, work, sample, step, v_next)

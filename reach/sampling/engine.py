@@ -34,6 +34,7 @@ from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.checkpoint import Checkpoint
+from reach.sampling.cold_start import split_cold_compile
 from reach.sampling.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
@@ -88,6 +89,7 @@ _LOADED = []  # set once this process has run the kernels: a worker's first call
 def _load_kernels(plan):
     """Run one sample untimed, once per process, so that compiling or loading the kernels is not sampling time."""
     if not _LOADED:
+        split_cold_compile(plan)  # a cold cache: the step's two chains compiled at once, where that pays
         s, p = plan.settings, plan.problem
         work = make_step_work(p.lcp_size, p.m, p.nv)
         P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)

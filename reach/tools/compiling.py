@@ -2,9 +2,10 @@
 
 Numba compiles a kernel on its first call and caches it where its locators
 say (:func:`reach.kernels.cache.cache_folder`: ``reach/kernels/__pycache__``,
-or ``NUMBA_CACHE_DIR`` when set); later runs load it.  Compiling takes a minute
-or more of CPU time on one core (53-57 s for ``reach run rocking-block`` on one
-2-core host, 72-81 s on another, as the README says), so on a loaded or slow machine a first run
+or ``NUMBA_CACHE_DIR`` when set); later runs load it.  Compiling takes about a
+minute (43-62 s for ``reach run rocking-block`` on a 2-core host, as the README
+says, with Lemke's method's kernels compiled in a second process meanwhile:
+:mod:`reach.sampling.cold_start`), so on a loaded or slow machine a first run
 can sit silent for minutes.  :func:`compile_progress` prints what is happening and
 ticks a clock (on stderr) until the sampling kernel's cache file appears.  It
 says nothing during its first tick, so a command that stops at once (a bad
@@ -21,8 +22,8 @@ from pathlib import Path
 __all__ = ["kernels_cold", "compile_progress", "NOTICE"]
 
 #: What a first run prints before it compiles.
-NOTICE = ("reach: compiling the sampling kernels (first run only; cached after). It takes about a minute of CPU "
-          "time on one core, and longer in wall time on a loaded or slower machine.")
+NOTICE = ("reach: compiling the sampling kernels (first run only; cached after). It takes about a minute, "
+          "and longer on a loaded or slower machine.")
 
 
 def kernels_cold(folder=None):

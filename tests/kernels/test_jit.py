@@ -114,7 +114,7 @@ def _dispatchers():
 def test_the_step_chain_runs_without_reference_counts():
     # The functions a Routh step passes through are the ones whose reference counts cost time (see the module).
     chain = ["reach.kernels.routh.run_samples_kernel", "reach.kernels.routh.take_step",
-             "reach.kernels.routh._modes_or_bases", "reach.kernels.routh.robust_step", "reach.kernels.lcp.solve_scaled",
+             "reach.kernels.routh.modes_or_bases", "reach.kernels.routh.robust_step", "reach.kernels.lcp.solve_scaled",
              "reach.kernels.revised.revised_lemke_kernel", "reach.kernels.planar.mode_step",
              "reach.kernels.modes.certified_unique"]
     found = _dispatchers()

@@ -1,0 +1,123 @@
+"""A cold start's compiling, split between two processes: the step's two chains at once.
+
+A first run compiles the kernels, one after another in one process: Numba
+compiles a kernel when a call to it is typed, and every kernel it calls first.
+The step of exact choice (and of walk choice and enumeration) has two chains
+that never call each other: the contact modes' (:func:`~reach.kernels.routh.modes_or_bases`,
+about a third of a cold ``reach run rocking-block``'s compiling) and Lemke's
+method's (:func:`~reach.kernels.routh.robust_step`, another third).  Where the
+cache holds neither, :func:`split_cold_compile` starts a Python process that
+compiles Lemke's chain while this one compiles the modes'; then the sampling
+kernel, compiled here, loads Lemke's chain from Numba's disk cache.
+
+The same functions are compiled for the same argument types as the sampling
+kernel's own calls (:func:`step_arguments` builds them as
+:func:`reach.sampling.engine.run_chunk` does, and a test checks the types), so
+the machine code, and every set, is the same.  The other process is a plain
+``python -c`` (no multiprocessing bootstrap: a user's script without a
+``__main__`` guard is not run again); if it fails or outlasts
+:data:`WAIT_SECONDS`, the sampling kernel compiles what is missing here, as
+before.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from reach.kernels.hop import hop_step
+from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
+                                 certify_flag, modes_or_bases, robust_step)
+from reach.kernels.routh_data import make_step_work
+
+__all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_lemke_chain"]
+
+#: The longest this process waits for the other one's compiling before it goes on without it.
+WAIT_SECONDS = 600.0
+
+
+def step_arguments(data, options, problem):
+    """``(robust_step's, modes_or_bases's, hop_step's)`` arguments for one step of a sample at ``v0``, of the
+    types the sampling kernel passes (fresh work arrays, as :func:`~reach.sampling.engine.run_chunk` makes them;
+    the sample and step indices ``np.int64``; ``certify`` as the plan's flags give it; Lemke's choice the one
+    :func:`~reach.kernels.routh.modes_or_bases` hands it)."""
+    work = make_step_work(problem.lcp_size, problem.m, problem.nv)
+    work.v[:] = data.v0
+    work.lam[:] = 0.5 * options.h
+    sample, step = np.int64(0), np.int64(0)
+    head = (data, work.v, work.lam, options)
+    choice = int(options.choice)
+    choice = CHOICE_FIRST if choice in (CHOICE_EXACT, CHOICE_ENUMERATE) else CHOICE_RANDOM if choice == CHOICE_WALK \
+        else choice
+    robust = (*head, choice, work, sample, step, work.v_next)
+    modes = (*head, work, sample, step, work.v_next, certify_flag(data))
+    hop = (*head, work, sample, step, work.v_next)
+    return robust, modes, hop
+
+
+def _cached(dispatcher):
+    """Whether Numba's disk cache holds ``dispatcher`` for some argument types (its index file is there)."""
+    from reach.kernels.cache import cache_folder
+
+    module = dispatcher.py_func.__module__.rsplit(".", 1)[-1]
+    return any(cache_folder().glob(f"{module}.{dispatcher.py_func.__qualname__}-*.nbi"))
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def split_cold_compile(plan):
+    """Compile the step's two chains at once, where it pays; returns the other process's exit status (0: its
+    chain is cached), or None where it did not split.
+
+    It does where the plan's kernel holds the contact modes (``plan.flags``), neither
+    chain is cached, this is the main process (a worker finds them cached) and two
+    cores or more are there.
+    """
+    if plan.flags[0] is None or multiprocessing.parent_process() is not None or _cores() < 2:
+        return None
+    if _cached(robust_step) or _cached(modes_or_bases):
+        return None
+    root = str(Path(__file__).resolve().parents[2])  # the folder that holds this reach package
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
+        pickle.dump((plan.data, plan.options, plan.problem), f)
+    try:
+        other = subprocess.Popen([sys.executable, "-c", "import sys; from reach.sampling.cold_start import "
+                                  "compile_lemke_chain; compile_lemke_chain(sys.argv[1])", f.name],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        os.unlink(f.name)
+        return None
+    _, modes, hop = step_arguments(plan.data, plan.options, plan.problem)
+    try:
+        modes_or_bases(*modes)
+        hop_step(*hop)
+        other.wait(timeout=WAIT_SECONDS)
+    except BaseException as error:  # Ctrl-C, or its time is up: the sampling kernel compiles what is missing here
+        other.kill()
+        if not isinstance(error, subprocess.TimeoutExpired):
+            raise
+    finally:
+        os.unlink(f.name)
+    return other.wait()
+
+
+def compile_lemke_chain(path):
+    """The other process: read ``(data, options, problem)`` pickled in the file ``path``, compile
+    :func:`~reach.kernels.routh.robust_step`'s chain for them (it runs one step), and so write it to Numba's disk
+    cache."""
+    with open(path, "rb") as f:
+        data, options, problem = pickle.load(f)
+    robust_step(*step_arguments(data, options, problem)[0])

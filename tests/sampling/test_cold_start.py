@@ -1,0 +1,69 @@
+"""A cold start's two chains compiled at once (reach.sampling.cold_start)."""
+
+import numba
+import numpy as np
+import pytest
+
+import scenarios
+from reach.kernels.hop import hop_step
+from reach.kernels.routh import allocate_output, modes_or_bases, robust_step, run_samples_kernel
+from reach.kernels.routh_data import make_step_work
+from reach.sampling import cold_start
+from reach.sampling.cold_start import split_cold_compile, step_arguments
+from reach.sampling.engine import Plan
+from reach.sampling.settings import SamplingSettings
+
+
+def _plan(name="rocking-block", choice="exact"):
+    s = scenarios.get(name)
+    return Plan(s.problem, SamplingSettings(8, s.h, s.N, solution_choice=choice))
+
+
+@pytest.mark.parametrize("name", ["rocking-block", "disk-stack"])  # two contacts (no certificate), and three
+def test_the_chains_are_compiled_for_the_argument_types_the_sampling_kernel_passes(name):
+    """Otherwise the sampling kernel would not find them in the cache, and would compile them again.
+
+    A copy of the sampling kernel without Numba's cache is compiled here, so that its calls are typed in this
+    process whether or not the cache held it: each chain's dispatcher then holds the types of its call.
+    """
+    plan = _plan(name)
+    copy = numba.njit(**{key: value for key, value in run_samples_kernel.targetoptions.items() if key != "nopython"},
+                      cache=False)(run_samples_kernel.py_func)
+    p, N = plan.problem, plan.settings.max_steps
+    P = np.full((1, N, p.m), 0.5)
+    copy(plan.data, plan.options, P, 0, allocate_output(1, p.nv, 0, N + 2), make_step_work(p.lcp_size, p.m, p.nv),
+         *plan.flags)
+    robust, modes, hop = step_arguments(plan.data, plan.options, plan.problem)
+    for dispatcher, args in ((robust_step, robust), (modes_or_bases, modes), (hop_step, hop)):
+        assert tuple(numba.typeof(a) for a in args) in dispatcher.signatures, dispatcher.py_func.__name__
+
+
+def test_the_other_process_runs_lemkes_chain(monkeypatch, tmp_path):
+    """With the cache counted as cold, the split runs: the other process (here it loads Lemke's chain from the
+    cache, or compiles it) exits 0, and its input file is gone."""
+    monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: False)
+    monkeypatch.setattr(cold_start, "_cores", lambda: 2)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(cold_start.tempfile, "tempdir", None)  # TMPDIR is read again
+    assert split_cold_compile(_plan()) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_without_contact_modes_or_with_its_chains_cached_is_not_split(monkeypatch):
+    assert _plan(choice="random").flags[0] is None
+    assert split_cold_compile(_plan(choice="random")) is None  # a kernel of Lemke's chain alone: nothing to split
+    monkeypatch.setattr(cold_start, "_cores", lambda: 2)
+    monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: dispatcher is robust_step)
+    assert split_cold_compile(_plan()) is None
+    monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: False)
+    monkeypatch.setattr(cold_start, "_cores", lambda: 1)
+    assert split_cold_compile(_plan()) is None
+
+
+def test_a_chain_is_found_cached_by_its_index_file(tmp_path, monkeypatch):
+    import reach.kernels.cache as cache
+
+    monkeypatch.setattr(cache, "cache_folder", lambda: tmp_path)
+    assert not cold_start._cached(robust_step)
+    (tmp_path / "routh.robust_step-160.py311.nbi").write_bytes(b"")
+    assert cold_start._cached(robust_step) and not cold_start._cached(modes_or_bases)
