@@ -28,6 +28,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,8 @@ __all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_lemk
 
 #: The longest this process waits for the other one's compiling before it goes on without it.
 WAIT_SECONDS = 600.0
+
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def step_arguments(data, options, problem):
@@ -82,9 +85,14 @@ def split_cold_compile(plan):
     chain is cached), or None where it did not split.
 
     It does where the plan's kernel holds the contact modes (``plan.flags``), neither
-    chain is cached, this is the main process (a worker finds them cached) and two
-    cores or more are there.
+    chain is cached, this is not a worker's process (a pool's workers compile as they did) and two cores or more
+    are there.  Threads call it one at a time: the first splits, the others find the chains cached.
     """
+    with _ONE_AT_A_TIME:
+        return _split(plan)
+
+
+def _split(plan):
     if plan.flags[0] is None or multiprocessing.parent_process() is not None or _cores() < 2:
         return None
     if _cached(robust_step) or _cached(modes_or_bases):

@@ -67,3 +67,26 @@ def test_a_chain_is_found_cached_by_its_index_file(tmp_path, monkeypatch):
     assert not cold_start._cached(robust_step)
     (tmp_path / "routh.robust_step-160.py311.nbi").write_bytes(b"")
     assert cold_start._cached(robust_step) and not cold_start._cached(modes_or_bases)
+
+
+def test_threads_split_one_at_a_time(monkeypatch):
+    """A threading backend's workers each load the kernels: the first splits, the others then find the chains
+    cached, instead of starting a second process each."""
+    import threading
+    import time
+
+    inside, most = [0], [0]
+
+    def split(plan):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.05)
+        inside[0] -= 1
+
+    monkeypatch.setattr(cold_start, "_split", split)
+    threads = [threading.Thread(target=split_cold_compile, args=(None,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1
