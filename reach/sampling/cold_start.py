@@ -44,6 +44,15 @@ __all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_lemk
 WAIT_SECONDS = 600.0
 
 _ONE_AT_A_TIME = threading.Lock()
+# The other process: this reach (its folder first on the path only where its own path finds no reach, or another
+# one), then Lemke's chain.  Arguments: the pickle, the folder that holds this reach, its __init__.py.
+_CHILD = """import importlib.util, os, sys
+spec = importlib.util.find_spec("reach")
+if spec is None or os.path.realpath(spec.origin) != sys.argv[3]:
+    sys.path.insert(0, sys.argv[2])
+from reach.sampling.cold_start import compile_lemke_chain
+compile_lemke_chain(sys.argv[1])
+"""
 
 
 def step_arguments(data, options, problem):
@@ -97,14 +106,12 @@ def _split(plan):
         return None
     if _cached(robust_step) or _cached(modes_or_bases):
         return None
-    root = str(Path(__file__).resolve().parents[2])  # the folder that holds this reach package
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
         pickle.dump((plan.data, plan.options, plan.problem), f)
     try:
-        other = subprocess.Popen([sys.executable, "-c", "import sys; from reach.sampling.cold_start import "
-                                  "compile_lemke_chain; compile_lemke_chain(sys.argv[1])", f.name],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        other = subprocess.Popen([sys.executable, "-c", _CHILD, f.name, str(Path(__file__).resolve().parents[2]),
+                                  str(Path(sys.modules["reach"].__file__).resolve())],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
         os.unlink(f.name)
         return None

@@ -90,3 +90,21 @@ def test_threads_split_one_at_a_time(monkeypatch):
     for t in threads:
         t.join()
     assert most[0] == 1
+
+
+def test_the_other_process_imports_this_reach_where_its_path_finds_another(tmp_path):
+    """Its own path may find no reach, or another one: then this reach's folder goes first on its path."""
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    plan = _plan()
+    with open(tmp_path / "step.pickle", "wb") as f:
+        pickle.dump((plan.data, plan.options, plan.problem), f)
+    root = str(Path(cold_start.__file__).resolve().parents[2])
+    elsewhere = str(tmp_path / "reach" / "__init__.py")
+    done = subprocess.run([sys.executable, "-c", cold_start._CHILD + "import reach; print(reach.__file__)",
+                           str(tmp_path / "step.pickle"), root, elsewhere], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).resolve() == Path(cold_start.__file__).resolve().parents[1] / "__init__.py"
