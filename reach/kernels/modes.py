@@ -259,7 +259,8 @@ def piece_inverses(W, m, codes):
     modes = np.empty(m, dtype=np.int64)
     for p in range(K):
         _piece_system(W, m, codes[p], modes, A)
-        modes_out[p, :] = modes
+        for i in range(m):  # not a slice's assignment: its shape check compiles an error message, 3 s of a cold start
+            modes_out[p, i] = modes[i]
         if invert(A, inv[p], 2 * m) == 0:
             inv[p, :, :] = np.nan
     return modes_out, inv
