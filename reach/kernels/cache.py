@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-__all__ = ["STAMP", "kernels_digest", "cache_folder", "ensure_fresh_cache"]
+__all__ = ["STAMP", "kernels_digest", "cache_folder", "holds", "ensure_fresh_cache"]
 
 #: The file, beside the cached kernels, that records the digest (:func:`kernels_digest`) they were compiled from.
 STAMP = "reach-kernels.sha256"
@@ -50,6 +50,12 @@ def cache_folder():
         return Path(FunctionCache(_anchor)._cache_path)
     except (AttributeError, RuntimeError, OSError):  # Numba's own locators changed, or none applies
         return Path(__file__).resolve().parent / "__pycache__"
+
+
+def holds(name, folder=None):
+    """Whether Numba's cache (in ``folder``, default :func:`cache_folder`) holds the kernel ``name`` for some argument
+    types: ``"module.function"``, as Numba names its index files (``routh.run_samples_kernel``)."""
+    return any((cache_folder() if folder is None else Path(folder)).glob(f"{name}-*.nbi"))
 
 
 def ensure_fresh_cache(folder=None):

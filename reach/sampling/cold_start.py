@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reach.kernels.cache import holds
 from reach.kernels.hop import hop_step
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
                                  certify_flag, modes_or_bases, robust_step)
@@ -75,18 +76,12 @@ def step_arguments(data, options, problem):
 
 
 def _cached(dispatcher):
-    """Whether Numba's disk cache holds ``dispatcher`` for some argument types (its index file is there)."""
-    from reach.kernels.cache import cache_folder
-
-    module = dispatcher.py_func.__module__.rsplit(".", 1)[-1]
-    return any(cache_folder().glob(f"{module}.{dispatcher.py_func.__qualname__}-*.nbi"))
+    """Whether Numba's disk cache holds ``dispatcher`` for some argument types (:func:`reach.kernels.cache.holds`)."""
+    return holds(f"{dispatcher.py_func.__module__.rsplit('.', 1)[-1]}.{dispatcher.py_func.__qualname__}")
 
 
 def _cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    return os.cpu_count() or 1
 
 
 def split_cold_compile(plan):

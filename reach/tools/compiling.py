@@ -17,7 +17,6 @@ from __future__ import annotations
 import sys
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 
 __all__ = ["kernels_cold", "compile_progress", "NOTICE"]
 
@@ -29,11 +28,9 @@ NOTICE = ("reach: compiling the sampling kernels (first run only; cached after).
 def kernels_cold(folder=None):
     """Whether Numba's cache (in ``folder``, default :func:`reach.kernels.cache.cache_folder`) holds no sampling
     kernel yet."""
-    if folder is None:
-        from reach.kernels.cache import cache_folder
+    from reach.kernels.cache import holds
 
-        folder = cache_folder()
-    return not any(Path(folder).glob("routh.run_samples_kernel-*.nbi"))
+    return not holds("routh.run_samples_kernel", folder)
 
 
 @contextmanager

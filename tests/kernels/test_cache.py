@@ -63,3 +63,10 @@ def test_no_kernel_outside_the_kernels_folder():
     package = Path(guard.__file__).parents[1]
     outside = [p for p in package.rglob("*.py") if "kernels" not in p.parts and "njit(" in p.read_text()]
     assert outside == []
+
+
+def test_a_kernel_is_held_where_its_index_file_is(tmp_path):
+    assert not guard.holds("routh.run_samples_kernel", tmp_path)
+    (tmp_path / "routh.run_samples_kernel-451.py311.nbi").write_bytes(b"")
+    assert guard.holds("routh.run_samples_kernel", tmp_path)
+    assert not guard.holds("routh.run_sample", tmp_path)  # a name is matched whole, not as a prefix
