@@ -120,14 +120,15 @@ def _split(plan):
         if not isinstance(error, subprocess.TimeoutExpired):
             raise
     finally:
-        os.unlink(f.name)
+        Path(f.name).unlink(missing_ok=True)  # the other process removes it once read: here, where it did not
     return other.wait()
 
 
 def compile_lemke_chain(path):
     """The other process: read ``(data, options, problem)`` pickled in the file ``path``, compile
     :func:`~reach.kernels.routh.robust_step`'s chain for them (it runs one step), and so write it to Numba's disk
-    cache."""
+    cache.  It removes the file once read, so that it does not outlive a run killed meanwhile."""
     with open(path, "rb") as f:
         data, options, problem = pickle.load(f)
+    Path(path).unlink(missing_ok=True)
     robust_step(*step_arguments(data, options, problem)[0])

@@ -49,6 +49,17 @@ def test_the_other_process_runs_lemkes_chain(monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_other_process_removes_its_input_once_read(tmp_path):
+    """So that a run killed meanwhile (SIGKILL: no finally) leaves no file behind: the other process goes on
+    compiling by itself, and removes the pickle it was handed."""
+    import pickle
+
+    plan, path = _plan(), tmp_path / "input.pickle"
+    path.write_bytes(pickle.dumps((plan.data, plan.options, plan.problem)))
+    cold_start.compile_lemke_chain(str(path))
+    assert not path.exists()
+
+
 def test_a_run_without_contact_modes_or_with_its_chains_cached_is_not_split(monkeypatch):
     assert _plan(choice="random").flags[0] is None
     assert split_cold_compile(_plan(choice="random")) is None  # a kernel of Lemke's chain alone: nothing to split
