@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import scenarios
-from reach.sets.build import sample_to_coverage
+from reach.sets.build import FRONTIER_ALWAYS, _frontier_needed, sample_to_coverage
+from reach.sets.frontier import FACTOR as FRONTIER_FACTOR
 from reach.sets.completeness import closing_speed
 
 
@@ -15,11 +16,13 @@ def _check_the_rule(result, missed):
     assert all(r["upper_bound"] > missed for r in rounds[:-1])  # it went on only while the bound was too high
     assert coverage["met"] == (rounds[-1]["upper_bound"] <= missed)
     assert coverage["budget"] == rounds[-1]["samples"] and coverage["held_out_budget"] == rounds[-1]["held_out_samples"]
-    # the held-out outcomes joined, and the frontier's where the estimated share of cells missed was too high
+    # the held-out outcomes joined, and the frontier's where the estimated share of cells missed was too high, or
+    # where the frontier is small (its held-out search at its floor)
     frontier = coverage["frontier_budget"]
     assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"] + frontier
     assert (frontier > 0) == (coverage["frontier"] == "ran")
-    assert (frontier > 0) == (result.metadata["completeness"]["cells_missed"] > missed)
+    small = FRONTIER_FACTOR * coverage["held_out_budget"] <= FRONTIER_ALWAYS
+    assert (frontier > 0) == (result.metadata["completeness"]["cells_missed"] > missed or small)
     climb = result.metadata["completeness"]["search_samples"]  # the climb to the farthest, after the last round
     drawn = sum(r["samples"] + r["held_out_samples"] for r in rounds) + climb + frontier
     assert climb > 0 and coverage["samples_drawn"] == drawn
@@ -34,8 +37,26 @@ def test_a_two_contact_set_stops_at_a_small_budget_and_says_why(capsys):
     assert (f"{last['samples']:,d} samples: {last['far']} of {last['held_out']} held-out outcomes farther than "
             f"{coverage['epsilon']:.3g} m/s") in capsys.readouterr().out
     assert coverage["met"] and coverage["stopped"] == "met" and coverage["budget"] <= 4096
+    # its estimate is within the target, and its frontier ran all the same: a held-out search of 2,048 samples or
+    # fewer is too small to trust below the target, and the frontier is cheap there
+    assert result.metadata["completeness"]["cells_missed"] <= 0.01 and coverage["frontier"] == "ran"
     assert coverage["epsilon"] == pytest.approx(0.02 * closing_speed(s.problem))
     assert result.metadata["completeness"]["outside_2pct"] <= 0.01
+
+
+def test_the_frontier_runs_where_the_estimate_is_over_the_target_or_the_frontier_is_small():
+    class Result:
+        metadata = {"completeness": {"cells_missed": 0.0}}
+
+    def needed(held_out, cells_missed=0.0, time_limit=None):
+        Result.metadata["completeness"]["cells_missed"] = cells_missed
+        rounds = [{"samples": 8 * held_out, "held_out_samples": held_out, "seconds": 1.0}]
+        return _frontier_needed(Result(), rounds, 0.01, True, time_limit, 0.0)
+
+    at_floor = FRONTIER_ALWAYS // FRONTIER_FACTOR
+    assert needed(at_floor) is None and needed(2 * at_floor, cells_missed=0.02) is None
+    assert needed(2 * at_floor).startswith("the estimated share of cells missed (0)")
+    assert needed(at_floor, time_limit=1e-9) == "time limit"
 
 
 def test_a_set_that_needs_more_doubles_and_stops_at_the_cap_or_the_clock():

@@ -341,11 +341,11 @@ def test_run_to_a_coverage_prints_the_budget_it_needed_and_the_time(tmp_path, ca
     text = capsys.readouterr().out
     assert "coverage target, at most 1% of the held-out outcomes farther than 2% of |vn0|" in text and ": met" in text
     line = next(line for line in text.splitlines() if line.startswith("budget needed:"))
-    assert "held-out, joined to the set" in line and " s;" in line and "drawn over 1 round," in line
+    assert "held-out + 16,384 frontier, joined to the set" in line and " s;" in line and "drawn over 1 round," in line
     assert "before the other outcomes joined it: the joined set misses no more than that set does" in text
     coverage = json.loads((tmp_path / "s.json").read_text())["coverage"]
     assert coverage["met"] and len(PostImpactSet.load(out).all_velocities) == coverage["budget"] + \
-        coverage["held_out_budget"]
+        coverage["held_out_budget"] + coverage["frontier_budget"]
 
 
 def test_python_dash_m_reach_is_the_command_line():
