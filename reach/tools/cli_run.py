@@ -143,7 +143,9 @@ def _describe_plan(args, n_samples, h, N):
     """``reach run --plan``: the plan this run would follow, and the held-out search after it."""
     from reach.sampling.executors import Cuda, Hybrid
     from reach.sampling.plan import plan_run
+    from reach.sets.build import FRONTIER_ALWAYS
     from reach.sets.completeness import held_out_settings
+    from reach.sets.frontier import FACTOR as FRONTIER_FACTOR
     from reach.sampling.settings import SamplingSettings
     from reach.sampling.workers import worker_count
 
@@ -178,6 +180,9 @@ def _describe_plan(args, n_samples, h, N):
     held = held_out_settings(settings)
     lines.append(f"then the held-out completeness search: {held.n_samples:,d} samples of its own, "
                  f"{held.strategy} sampling, seed {held.seed}, on the same workers")
+    if head:  # the coverage-driven run's frontier (reach.sets.build.sample_to_coverage)
+        lines.append(f"after the last round, a frontier of {FRONTIER_FACTOR} of its held-out budgets, where that is at "
+                     f"most {FRONTIER_ALWAYS:,d} samples or its estimate of the cells missed is over the target")
     return "\n".join(lines)
 
 
