@@ -48,12 +48,14 @@ HELD_OUT_BESIDE_CORES = 8
 #: held-out outcomes farther than ``resolution`` of ``|vn0|`` from the set, by a bound at ``confidence`` (as
 #: :func:`sample_adaptive`'s).
 COVERAGE_TARGET = {"resolution": 0.02, "missed": 0.01, "confidence": 0.95}
-#: A coverage-driven run's frontier of at most this many samples runs whatever the estimate says: the held-out
-#: search is then at its floor (2,048 samples, sets of 2^14 or fewer), too small to see a set's sparse edges.
-#: Measured on the compass gait (first round, 4,096 samples; ``bench/frontier-small.log``): without it 4 of 10
-#: seeds left 1.45-2.04 % of a 2^21-sample reference's cells farther than 2 % of ``|vn0|`` while their estimates
-#: said 0-0.92 %; with it none of the 10 left any, for 0.1-0.2 s more a run.
-FRONTIER_ALWAYS = 2**14
+#: A coverage-driven run's frontier of at most this many samples runs whatever the estimate says: the last round's
+#: held-out search then has 4,096 samples or fewer (sets of 2^15 or fewer), and a search that small misses a set's
+#: sparse edges.  Measured (``bench/frontier-small.log``): the compass gait's default set (4,096 samples, held-out
+#: 2,048) left 1.45-2.04 % of a 2^21-sample reference's cells farther than 2 % of ``|vn0|`` in 4 of 10 seeds while
+#: its estimate said 0-0.92 %, and none with the frontier, for 0.1-0.2 s more; at a resolution of 0.5 %, sets of
+#: 2^15 (held-out 4,096) left 2.9-14 % of the cells farther than the resolution where the estimate said 0, and
+#: 0-0.32 % with the frontier.  At 2^16 (held-out 8,192) the disk stack's estimate was within 1.2x of the share.
+FRONTIER_ALWAYS = 2**15
 
 
 def sample_post_impact_set(problem, n_samples, h, max_steps, *, settings=None, executor=None, **options):
@@ -299,8 +301,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     Where that estimate's share of the set's *cells* missed
     (``cells_missed``, which weighs the rarely hit cells the outcome rule
     undercounts) still exceeds ``missed``, or where the frontier costs at
-    most :data:`FRONTIER_ALWAYS` samples (a held-out search at its floor, too
-    small to trust below the target), a frontier
+    most :data:`FRONTIER_ALWAYS` samples (a held-out search of 4,096 samples
+    or fewer, too small to trust below the target), a frontier
     (:mod:`reach.sets.frontier`, ``with_frontier=True``, the default) pushes
     out from the held-out outcomes farthest from the set, with
     :data:`reach.sets.frontier.FACTOR` held-out budgets, and its outcomes
