@@ -39,5 +39,6 @@ for seed in (int(s) for s in args.seeds.split(",")):
     far = result.distance_to(cells) / speed
     print(f"seed {seed}: budget {coverage['budget']:,d}, held-out {coverage['held_out_budget']:,d}, frontier "
           f"{coverage['frontier_budget']:,d}; the reference's cells farther than the resolution: "
-          f"{100 * np.mean(far > args.resolution):.2f} %, than 2.5 times it: {100 * np.mean(far > 2.5 * args.resolution):.3f} %; "
+          f"{100 * np.mean(far > args.resolution):.2f} %, than 2.5 times it: "
+          f"{100 * np.mean(far > 2.5 * args.resolution):.3f} %; "
           f"estimated cells missed {100 * estimate['cells_missed']:.2f} %; {coverage['seconds']:.1f} s", flush=True)

@@ -380,7 +380,8 @@ def _frontier_needed(result, rounds, missed, wanted, time_limit, t0):
     share = result.metadata["completeness"].get("cells_missed", float("nan"))
     small = FRONTIER_FACTOR * last["held_out_samples"] <= FRONTIER_ALWAYS
     if not share > missed and not small:  # (nan: nothing to measure)
-        return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"  # the frontier costs about FRONTIER_FACTOR held-out searches of the last round
+        return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"
+    # the frontier costs about FRONTIER_FACTOR held-out searches of the last round
     cost = last["seconds"] * FRONTIER_FACTOR * last["held_out_samples"] / max(last["samples"], 1)
     if time_limit is not None and time.perf_counter() - t0 + cost > time_limit:
         return "time limit"
