@@ -5,7 +5,9 @@
 
 For each seed, ``reach run``'s default set (``sample_to_coverage``, two workers) at ``--resolution RESOLUTION``
 (a share of |vn0|), then the share of the reference's cells (one outcome per cell of 0.4 % of |vn0|) farther
-than RESOLUTION from the set, beside the run's own estimate of the cells it misses.  ``--frontier-always N``
+than RESOLUTION from the set, beside the run's own estimates of the cells it misses (at the resolution, which
+decides the frontier, and at 2 % of |vn0|, the completeness estimate's; "nan" at the resolution before 2026-11-29's
+change, which decided on the 2 % estimate).  ``--frontier-always N``
 sets ``reach.sets.build.FRONTIER_ALWAYS`` (the frontier of at most N samples runs whatever the estimate says).
 """
 import argparse
@@ -41,4 +43,5 @@ for seed in (int(s) for s in args.seeds.split(",")):
           f"{coverage['frontier_budget']:,d}; the reference's cells farther than the resolution: "
           f"{100 * np.mean(far > args.resolution):.2f} %, than 2.5 times it: "
           f"{100 * np.mean(far > 2.5 * args.resolution):.3f} %; "
-          f"estimated cells missed {100 * estimate['cells_missed']:.2f} %; {coverage['seconds']:.1f} s", flush=True)
+          f"estimated cells missed: at the resolution {100 * coverage.get('cells_missed', np.nan):.2f} %, at 2 % "
+          f"{100 * estimate['cells_missed']:.2f} %; {coverage['seconds']:.1f} s", flush=True)

@@ -15,8 +15,8 @@ import numpy as np
 
 from reach.sampling.choice import auto_choice, clopper_pearson_upper
 from reach.sampling.executors import make_executor
-from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closing_speed, estimate_completeness, \
-    held_out_distances, held_out_settings, measure_gap, with_climb
+from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, cells_missed, closing_speed, \
+    estimate_completeness, held_out_distances, held_out_settings, measure_gap, with_climb
 from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
 from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
@@ -52,9 +52,10 @@ COVERAGE_TARGET = {"resolution": 0.02, "missed": 0.01, "confidence": 0.95}
 #: held-out search then has 4,096 samples or fewer (sets of 2^15 or fewer), and a search that small misses a set's
 #: sparse edges.  Measured (``bench/frontier-small.log``): the compass gait's default set (4,096 samples, held-out
 #: 2,048) left 1.45-2.04 % of a 2^21-sample reference's cells farther than 2 % of ``|vn0|`` in 4 of 10 seeds while
-#: its estimate said 0-0.92 %, and none with the frontier, for 0.1-0.2 s more; at a resolution of 0.5 %, sets of
-#: 2^15 (held-out 4,096) left 2.9-14 % of the cells farther than the resolution where the estimate said 0, and
-#: 0-0.32 % with the frontier.  At 2^16 (held-out 8,192) the disk stack's estimate was within 1.2x of the share.
+#: its estimate said 0-0.92 %, and none with the frontier, for 0.1-0.2 s more.  At a resolution of 0.5 %, the
+#: compass gait's sets of 2^15 (held-out 4,096) with their held-out outcomes left 12.3-14.4 % of the cells farther
+#: than the resolution, where the run's estimate said 3.8-5.4 %: an undershoot of 2.3x or more; 0.14-0.32 % with
+#: the frontier.  At 2^16 (held-out 8,192) the disk stack's estimate was within 1.2x of the measured share.
 FRONTIER_ALWAYS = 2**15
 
 
@@ -298,9 +299,11 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     that set's gap where the held-out search is small beside the set's extent
     (the compass gait's first round; docs/guide/complete-sets.md).
 
-    Where that estimate's share of the set's *cells* missed
-    (``cells_missed``, which weighs the rarely hit cells the outcome rule
-    undercounts) still exceeds ``missed``, or where the frontier costs at
+    Where the estimated share of the set's *cells* missed by more than the
+    run's ``resolution`` (``metadata["coverage"]["cells_missed"]``, which
+    weighs the rarely hit cells the outcome rule undercounts; the completeness
+    estimate's ``cells_missed`` is at 2 % of ``|vn0|``, the same at the
+    default resolution) still exceeds ``missed``, or where the frontier costs at
     most :data:`FRONTIER_ALWAYS` samples (a held-out search of 4,096 samples
     or fewer, too small to trust below the target), a frontier
     (:mod:`reach.sets.frontier`, ``with_frontier=True``, the default) pushes
@@ -340,7 +343,9 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
                                                                      confidence, initial, max_samples, time_limit,
                                                                      run, options, thin=False)
     budget = int(result.settings.n_samples)
-    frontier, why = None, _frontier_needed(result, rounds, missed, with_held_out and with_frontier, time_limit, t0)
+    at = _missed_at(result, held, distances, epsilon)  # the estimate at the run's resolution (its own: 2 % of |vn0|)
+    frontier, why = None, _frontier_needed(at["cells_missed"], rounds, missed, with_held_out and with_frontier,
+                                           time_limit, t0)
     if why is None:
         frontier = frontier_search(result, held, FRONTIER_FACTOR * held.settings.n_samples, distances=distances, **run)
         why = "ran" if frontier is not None else "no outcome to start from"
@@ -359,6 +364,7 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     result.metadata["coverage"] = {"resolution": resolution, "missed": missed, "confidence": float(confidence),
                                    "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
                                    "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
+                                   "cells_missed": at["cells_missed"], "cells_far": at["cells_far"],
                                    "with_held_out": bool(with_held_out), "frontier_budget": frontier_budget,
                                    "frontier": why, "samples_drawn": int(drawn + frontier_budget),
                                    "seconds": time.perf_counter() - t0,
@@ -369,15 +375,25 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     return result
 
 
-def _frontier_needed(result, rounds, missed, wanted, time_limit, t0):
+def _missed_at(result, held, distances, epsilon):
+    """:func:`~reach.sets.completeness.cells_missed` of the set at the run's own distance ``epsilon`` (m/s; the
+    completeness estimate's is 2 % of ``|vn0|``, the same where the run asks for that), from the held-out
+    outcomes' ``distances`` to it."""
+    if len(held.velocities) == 0 or len(result) == 0:
+        return {"cells_missed": float("nan"), "cells_far": 0}
+    first, counts = cell_counts(result.problem, held.velocities, CELL * closing_speed(result.problem))
+    return cells_missed(np.asarray(distances)[first] > epsilon, counts)
+
+
+def _frontier_needed(share, rounds, missed, wanted, time_limit, t0):
     """None when the frontier (:mod:`reach.sets.frontier`) should run after the last round, else why not: where
-    the estimated share of cells missed is over ``missed``, or the frontier is small (:data:`FRONTIER_ALWAYS`)."""
+    the estimated share of cells missed at the run's resolution (``share``) is over ``missed``, or the frontier is
+    small (:data:`FRONTIER_ALWAYS`)."""
     import time
 
     if not wanted:
         return "not asked for"
     last = rounds[-1]
-    share = result.metadata["completeness"].get("cells_missed", float("nan"))
     small = FRONTIER_FACTOR * last["held_out_samples"] <= FRONTIER_ALWAYS
     if not share > missed and not small:  # (nan: nothing to measure)
         return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"

@@ -97,6 +97,9 @@ def print_coverage(coverage):
             f"{percent(coverage['confidence'])} confidence")
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
+    if coverage.get("cells_missed") is not None and coverage["resolution"] != 0.02:  # (the estimate above: at 2 %)
+        print(f"the set's cells missed by more than {percent(coverage['resolution'])} of |vn0|: about "
+              f"{coverage['cells_missed']:.2%} ({coverage['cells_far']:,d} held-out cells farther)")
     joined = f" + {coverage['held_out_budget']:,d} held-out" if coverage["with_held_out"] else ""
     frontier = coverage.get("frontier_budget", 0)
     joined += f" + {frontier:,d} frontier" if frontier and joined else ""

@@ -22,7 +22,7 @@ def _check_the_rule(result, missed):
     assert len(result.all_velocities) == coverage["budget"] + coverage["held_out_budget"] + frontier
     assert (frontier > 0) == (coverage["frontier"] == "ran")
     small = FRONTIER_FACTOR * coverage["held_out_budget"] <= FRONTIER_ALWAYS
-    assert (frontier > 0) == (result.metadata["completeness"]["cells_missed"] > missed or small)
+    assert (frontier > 0) == (coverage["cells_missed"] > missed or small)
     climb = result.metadata["completeness"]["search_samples"]  # the climb to the farthest, after the last round
     drawn = sum(r["samples"] + r["held_out_samples"] for r in rounds) + climb + frontier
     assert climb > 0 and coverage["samples_drawn"] == drawn
@@ -40,18 +40,27 @@ def test_a_two_contact_set_stops_at_a_small_budget_and_says_why(capsys):
     # its estimate is within the target, and its frontier ran all the same: a held-out search of 2,048 samples or
     # fewer is too small to trust below the target, and the frontier is cheap there
     assert result.metadata["completeness"]["cells_missed"] <= 0.01 and coverage["frontier"] == "ran"
+    assert coverage["cells_missed"] == result.metadata["completeness"]["cells_missed"]  # both at 2 % of |vn0|
     assert coverage["epsilon"] == pytest.approx(0.02 * closing_speed(s.problem))
     assert result.metadata["completeness"]["outside_2pct"] <= 0.01
 
 
-def test_the_frontier_runs_where_the_estimate_is_over_the_target_or_the_frontier_is_small():
-    class Result:
-        metadata = {"completeness": {"cells_missed": 0.0}}
+def test_the_frontier_is_decided_at_the_runs_own_resolution():
+    """At --resolution 0.003 a set of 2^16 samples (too large for the small frontier) misses more than 1 % of its
+    cells by that distance, where the completeness estimate (at 2 % of |vn0|) says none: the frontier runs."""
+    s = scenarios.get("compass-gait")
+    result = sample_to_coverage(s.problem, s.h, s.N, resolution=0.003, initial=2**16, max_samples=2**16, seed=0,
+                                n_jobs=1)
+    coverage = _check_the_rule(result, 0.01)
+    assert FRONTIER_FACTOR * coverage["held_out_budget"] > FRONTIER_ALWAYS
+    assert result.metadata["completeness"]["cells_missed"] <= 0.01 < coverage["cells_missed"]
+    assert coverage["frontier"] == "ran" and coverage["cells_far"] > 0
 
+
+def test_the_frontier_runs_where_the_estimate_is_over_the_target_or_the_frontier_is_small():
     def needed(held_out, cells_missed=0.0, time_limit=None):
-        Result.metadata["completeness"]["cells_missed"] = cells_missed
         rounds = [{"samples": 8 * held_out, "held_out_samples": held_out, "seconds": 1.0}]
-        return _frontier_needed(Result(), rounds, 0.01, True, time_limit, 0.0)
+        return _frontier_needed(cells_missed, rounds, 0.01, True, time_limit, 0.0)
 
     at_floor = FRONTIER_ALWAYS // FRONTIER_FACTOR
     assert needed(at_floor) is None and needed(2 * at_floor, cells_missed=0.02) is None

@@ -371,6 +371,8 @@ def test_run_to_a_coverage_target_of_ones_own(tmp_path, capsys):
     assert coverage["epsilon"] == pytest.approx(0.01 * speed)
     assert coverage["met"] and coverage["rounds"][-1]["upper_bound"] <= 0.005
     assert "coverage target, at most 0.5% of the held-out outcomes farther than 1% of |vn0|" in text
+    # the estimate of the cells missed at that resolution, beside the completeness estimate's (at 2 %)
+    assert f"the set's cells missed by more than 1% of |vn0|: about {coverage['cells_missed']:.2%}" in text
 
 
 @pytest.mark.parametrize("mode, says", [([], "finished rounds"), (["--fixed"], "finished chunks"),
