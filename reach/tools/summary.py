@@ -98,8 +98,10 @@ def print_coverage(coverage):
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
     if coverage.get("cells_missed") is not None and coverage["resolution"] != 0.02:  # (the estimate above: at 2 %)
+        over = coverage["cells_missed"] > coverage["missed"] and coverage.get("frontier") == "ran"
         print(f"the set's cells missed by more than {percent(coverage['resolution'])} of |vn0|: about "
-              f"{coverage['cells_missed']:.2%} ({coverage['cells_far']:,d} held-out cells farther)")
+              f"{coverage['cells_missed']:.2%} ({coverage['cells_far']:,d} held-out cells farther)"
+              + ("; over the target, so a frontier ran (below)" if over else ""))
     joined = f" + {coverage['held_out_budget']:,d} held-out" if coverage["with_held_out"] else ""
     frontier = coverage.get("frontier_budget", 0)
     joined += f" + {frontier:,d} frontier" if frontier and joined else ""
