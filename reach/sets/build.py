@@ -15,8 +15,8 @@ import numpy as np
 
 from reach.sampling.choice import auto_choice, clopper_pearson_upper
 from reach.sampling.executors import make_executor
-from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, cells_missed, closing_speed, \
-    estimate_completeness, held_out_distances, held_out_settings, measure_gap, with_climb
+from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closing_speed, estimate_completeness, \
+    held_out_distances, held_out_settings, measure_gap, with_climb
 from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
 from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
@@ -302,8 +302,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     Where the estimated share of the set's *cells* missed by more than the
     run's ``resolution`` (``metadata["coverage"]["cells_missed"]``, which
     weighs the rarely hit cells the outcome rule undercounts; the completeness
-    estimate's ``cells_missed`` is at 2 % of ``|vn0|``, the same at the
-    default resolution) still exceeds ``missed``, or where the frontier costs at
+    estimate's ``cells_missed`` is at :data:`~reach.sets.completeness.GAP`, 2 %
+    of ``|vn0|``, the same at the default resolution) still exceeds ``missed``, or where the frontier costs at
     most :data:`FRONTIER_ALWAYS` samples (a held-out search of 4,096 samples
     or fewer, too small to trust below the target), a frontier
     (:mod:`reach.sets.frontier`, ``with_frontier=True``, the default) pushes
@@ -343,7 +343,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
                                                                      confidence, initial, max_samples, time_limit,
                                                                      run, options, thin=False)
     budget = int(result.settings.n_samples)
-    at = _missed_at(result, held, distances, epsilon)  # the estimate at the run's resolution (its own: 2 % of |vn0|)
+    completeness = result.metadata["completeness"]  # its cells missed at the run's resolution, beside its own at GAP
+    at = {key: completeness.pop(key + "_at") for key in ("cells_missed", "cells_far")}
     frontier, why = None, _frontier_needed(at["cells_missed"], rounds, missed, with_held_out and with_frontier,
                                            time_limit, t0)
     if why is None:
@@ -373,16 +374,6 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
         state.remove()
     warn_if_thin(result)
     return result
-
-
-def _missed_at(result, held, distances, epsilon):
-    """:func:`~reach.sets.completeness.cells_missed` of the set at the run's own distance ``epsilon`` (m/s; the
-    completeness estimate's is 2 % of ``|vn0|``, the same where the run asks for that), from the held-out
-    outcomes' ``distances`` to it."""
-    if len(held.velocities) == 0 or len(result) == 0:
-        return {"cells_missed": float("nan"), "cells_far": 0}
-    first, counts = cell_counts(result.problem, held.velocities, CELL * closing_speed(result.problem))
-    return cells_missed(np.asarray(distances)[first] > epsilon, counts)
 
 
 def _frontier_needed(share, rounds, missed, wanted, time_limit, t0):
@@ -478,7 +469,7 @@ def _doubling(problem, h, max_steps, epsilon, bound, confidence, initial, max_sa
         result.metadata["auto_choice"] = why
     distances = held_out_distances(result, held.velocities, workers=cores, known=(first, d) if len(d) else None)
     info = measure_gap(result, held.velocities, strategy=HELD_OUT_STRATEGY, samples=held.settings.n_samples,
-                       distances=distances)
+                       distances=distances, at=None if thin else epsilon)
     result.metadata["completeness"] = with_climb(result, held, info, distances=distances, **run)
     return result, held, distances, rounds, stopped == "met", stopped, state
 

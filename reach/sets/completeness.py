@@ -52,7 +52,7 @@ from reach.sets.farthest import climb_executor, farthest_search
 from reach.sets.run import run_sampling
 
 __all__ = ["estimate_completeness", "with_climb", "held_out_settings", "closing_speed", "thin_cells", "cell_counts", "unseen_cells",
-           "cells_missed", "measure_gap", "held_out_distances", "CELL", "HELD_OUT_FRACTION",
+           "cells_missed", "measure_gap", "held_out_distances", "CELL", "GAP", "HELD_OUT_FRACTION",
            "HELD_OUT_STRATEGY",
            "HELD_OUT_SEED_OFFSET"]
 
@@ -74,6 +74,9 @@ HELD_OUT_STRATEGY = "held-out: directed, counter-based broad caps"
 
 #: Cell side, as a fraction of ``|vn0|``: held-out outcomes are thinned to one per cell (SPEC §7).
 CELL = 0.004
+#: The estimate's distance, as a fraction of ``|vn0|``: ``outside_2pct`` and ``cells_missed`` count what lies
+#: farther than this from the set, whatever a coverage-driven run's resolution (``measure_gap``'s ``at``).
+GAP = 0.02
 
 
 def thin_cells(problem, velocities, cell):
@@ -234,23 +237,30 @@ def with_climb(result, held, info, *, distances=None, **run):
                 search_samples=climb["samples"], search_rounds=[d / speed for d in climb["rounds"]])
 
 
-def measure_gap(result, velocities, *, strategy, samples, distances=None):
+def measure_gap(result, velocities, *, strategy, samples, distances=None, at=None):
     """Distances of ``velocities`` (k, nv) to the set ``result``, summarised as in :func:`estimate_completeness`.
 
     ``distances``: :func:`held_out_distances` of ``velocities``, if measured
-    already; else the cells' first outcomes are queried.
+    already; else the cells' first outcomes are queried.  ``at``: also
+    ``cells_missed_at`` and ``cells_far_at``, :func:`cells_missed`'s share and
+    far cells at that distance (m/s; a coverage-driven run's resolution), from
+    the same cells.
     """
     speed = closing_speed(result.problem)
     info = {"strategy": strategy, "samples": int(samples), "kept": int(len(velocities)), "closing_speed": speed}
     if len(velocities) == 0 or len(result) == 0:
         nan = float("nan")
         return dict(info, max=nan, p99=nan, max_fraction=nan, p99_fraction=nan, outside_2pct=nan, cells=0,
-                    cells_far=0, cells_unseen=nan, rare_far=nan, cells_missed=nan)
+                    cells_far=0, cells_unseen=nan, rare_far=nan, cells_missed=nan,
+                    **({} if at is None else {"cells_missed_at": nan, "cells_far_at": 0}))
     first, counts = cell_counts(result.problem, velocities, CELL * speed)
     if distances is None:
         d = np.atleast_1d(result.distance_to(velocities[first]))
     else:
         d = np.asarray(distances)[first]
     worst, p99 = float(d.max()), float(np.quantile(d, 0.99))
+    if at is not None:
+        far = cells_missed(d > at, counts)
+        info.update(cells_missed_at=far["cells_missed"], cells_far_at=far["cells_far"])
     return dict(info, max=worst, p99=p99, max_fraction=worst / speed, p99_fraction=p99 / speed,
-                outside_2pct=float(np.mean(d > 0.02 * speed)), **cells_missed(d > 0.02 * speed, counts))
+                outside_2pct=float(np.mean(d > GAP * speed)), **cells_missed(d > GAP * speed, counts))

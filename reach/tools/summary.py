@@ -89,6 +89,8 @@ def percent(share):
 
 def print_coverage(coverage):
     """Print what a coverage-driven run (``metadata["coverage"]``) met, the budget it needed and the time."""
+    from reach.sets.completeness import GAP
+
     if not coverage:
         return
     last = coverage["rounds"][-1]
@@ -97,7 +99,7 @@ def print_coverage(coverage):
             f"{percent(coverage['confidence'])} confidence")
     verdict = "met" if coverage["met"] else f"NOT met: stopped short at the {coverage['stopped']}"
     print(f"\ncoverage target, {goal}: {verdict}")
-    if coverage.get("cells_missed") is not None and coverage["resolution"] != 0.02:  # (the estimate above: at 2 %)
+    if coverage.get("cells_missed") is not None and coverage["resolution"] != GAP:  # (the estimate above: at GAP)
         over = coverage["cells_missed"] > coverage["missed"] and coverage.get("frontier") == "ran"
         print(f"the set's cells missed by more than {percent(coverage['resolution'])} of |vn0|: about "
               f"{coverage['cells_missed']:.2%} ({coverage['cells_far']:,d} held-out cells farther)"
