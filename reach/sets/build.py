@@ -19,7 +19,7 @@ from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closin
     held_out_distances, held_out_settings, measure_gap, with_climb
 from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
-from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_search
+from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_budget, frontier_search
 from reach.sets.rounds import RoundsCheckpoint
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
@@ -308,7 +308,8 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     or fewer, too small to trust below the target), a frontier
     (:mod:`reach.sets.frontier`, ``with_frontier=True``, the default) pushes
     out from the held-out outcomes farthest from the set, with
-    :data:`reach.sets.frontier.FACTOR` held-out budgets, and its outcomes
+    :data:`reach.sets.frontier.FACTOR` held-out budgets, more where the estimate is over the target
+    (:func:`reach.sets.frontier.frontier_budget`), and its outcomes
     join the set too (``metadata["coverage"]``: ``frontier_budget``, and in
     ``frontier`` whether it ran or why not).
 
@@ -345,10 +346,11 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     budget = int(result.settings.n_samples)
     completeness = result.metadata["completeness"]  # its cells missed at the run's resolution, beside its own at GAP
     at = {key: completeness.pop(key + "_at") for key in ("cells_missed", "cells_far")}
+    size = frontier_budget(held.settings.n_samples, at["cells_missed"], missed)  # grows with the estimate's excess
     frontier, why = None, _frontier_needed(at["cells_missed"], rounds, missed, with_held_out and with_frontier,
-                                           time_limit, t0)
+                                           size, time_limit, t0)
     if why is None:
-        frontier = frontier_search(result, held, FRONTIER_FACTOR * held.settings.n_samples, distances=distances, **run)
+        frontier = frontier_search(result, held, size, distances=distances, **run)
         why = "ran" if frontier is not None else "no outcome to start from"
     if with_held_out:  # the held-out outcomes are outcomes of the same set: they join it (issue 41)
         own = result.settings
@@ -361,13 +363,13 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
                                            "rounds": frontier.metadata["frontier"]["rounds"]}
     drawn = sum(r["samples"] + r["held_out_samples"] for r in rounds)
     drawn += result.metadata["completeness"].get("search_samples", 0)
-    frontier_budget = 0 if frontier is None else int(frontier.settings.n_samples)
+    spent = 0 if frontier is None else int(frontier.settings.n_samples)
     result.metadata["coverage"] = {"resolution": resolution, "missed": missed, "confidence": float(confidence),
                                    "epsilon": epsilon, "rounds": rounds, "met": met, "stopped": stopped,
                                    "budget": budget, "held_out_budget": int(rounds[-1]["held_out_samples"]),
                                    "cells_missed": at["cells_missed"], "cells_far": at["cells_far"],
-                                   "with_held_out": bool(with_held_out), "frontier_budget": frontier_budget,
-                                   "frontier": why, "samples_drawn": int(drawn + frontier_budget),
+                                   "with_held_out": bool(with_held_out), "frontier_budget": spent,
+                                   "frontier": why, "samples_drawn": int(drawn + spent),
                                    "seconds": time.perf_counter() - t0,
                                    "resumed_rounds": 0 if state is None else state.resumed}
     if state is not None and not keep:
@@ -376,10 +378,10 @@ def sample_to_coverage(problem, h, max_steps, *, resolution=COVERAGE_TARGET["res
     return result
 
 
-def _frontier_needed(share, rounds, missed, wanted, time_limit, t0):
-    """None when the frontier (:mod:`reach.sets.frontier`) should run after the last round, else why not: where
-    the estimated share of cells missed at the run's resolution (``share``) is over ``missed``, or the frontier is
-    small (:data:`FRONTIER_ALWAYS`)."""
+def _frontier_needed(share, rounds, missed, wanted, size, time_limit, t0):
+    """None when the frontier (:mod:`reach.sets.frontier`, ``size`` samples) should run after the last round, else
+    why not: where the estimated share of cells missed at the run's resolution (``share``) is over ``missed``, or
+    the frontier is small (:data:`FRONTIER_ALWAYS`)."""
     import time
 
     if not wanted:
@@ -388,8 +390,7 @@ def _frontier_needed(share, rounds, missed, wanted, time_limit, t0):
     small = FRONTIER_FACTOR * last["held_out_samples"] <= FRONTIER_ALWAYS
     if not share > missed and not small:  # (nan: nothing to measure)
         return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"
-    # the frontier costs about FRONTIER_FACTOR held-out searches of the last round
-    cost = last["seconds"] * FRONTIER_FACTOR * last["held_out_samples"] / max(last["samples"], 1)
+    cost = last["seconds"] * size / max(last["samples"], 1)  # (a round's seconds include its held-out search)
     if time_limit is not None and time.perf_counter() - t0 + cost > time_limit:
         return "time limit"
     return None

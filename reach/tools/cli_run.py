@@ -145,7 +145,7 @@ def _describe_plan(args, n_samples, h, N):
     from reach.sampling.plan import plan_run
     from reach.sets.build import FRONTIER_ALWAYS
     from reach.sets.completeness import held_out_settings
-    from reach.sets.frontier import FACTOR as FRONTIER_FACTOR
+    from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, MAX as FRONTIER_MAX
     from reach.sampling.settings import SamplingSettings
     from reach.sampling.workers import worker_count
 
@@ -182,7 +182,8 @@ def _describe_plan(args, n_samples, h, N):
                  f"{held.strategy} sampling, seed {held.seed}, on the same workers")
     if head:  # the coverage-driven run's frontier (reach.sets.build.sample_to_coverage)
         lines.append(f"after the last round, a frontier of {FRONTIER_FACTOR} of its held-out budgets, where that is at "
-                     f"most {FRONTIER_ALWAYS:,d} samples or its estimate of the cells missed is over the target")
+                     f"most {FRONTIER_ALWAYS:,d} samples or its estimate of the cells missed is over the target (then "
+                     f"twice, four times... as many as the estimate is over it, up to {FRONTIER_MAX:,d} samples)")
     return "\n".join(lines)
 
 

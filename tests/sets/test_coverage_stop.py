@@ -5,7 +5,7 @@ import pytest
 
 import scenarios
 from reach.sets.build import FRONTIER_ALWAYS, _frontier_needed, sample_to_coverage
-from reach.sets.frontier import FACTOR as FRONTIER_FACTOR
+from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, MAX as FRONTIER_MAX, frontier_budget
 from reach.sets.completeness import closing_speed
 
 
@@ -55,17 +55,29 @@ def test_the_frontier_is_decided_at_the_runs_own_resolution():
     assert FRONTIER_FACTOR * coverage["held_out_budget"] > FRONTIER_ALWAYS
     assert result.metadata["completeness"]["cells_missed"] <= 0.01 < coverage["cells_missed"]
     assert coverage["frontier"] == "ran" and coverage["cells_far"] > 0
+    # over the target (8-12 %), the frontier grew past its eight held-out budgets
+    grown = frontier_budget(coverage["held_out_budget"], coverage["cells_missed"], 0.01)
+    assert coverage["frontier_budget"] == grown > FRONTIER_FACTOR * coverage["held_out_budget"]
 
 
 def test_the_frontier_runs_where_the_estimate_is_over_the_target_or_the_frontier_is_small():
     def needed(held_out, cells_missed=0.0, time_limit=None):
         rounds = [{"samples": 8 * held_out, "held_out_samples": held_out, "seconds": 1.0}]
-        return _frontier_needed(cells_missed, rounds, 0.01, True, time_limit, 0.0)
+        return _frontier_needed(cells_missed, rounds, 0.01, True, FRONTIER_FACTOR * held_out, time_limit, 0.0)
 
     at_floor = FRONTIER_ALWAYS // FRONTIER_FACTOR
     assert needed(at_floor) is None and needed(2 * at_floor, cells_missed=0.02) is None
     assert needed(2 * at_floor).startswith("the estimated share of cells missed (0)")
     assert needed(at_floor, time_limit=1e-9) == "time limit"
+
+
+def test_the_frontier_grows_with_the_estimates_excess_over_the_target_up_to_its_cap():
+    base = FRONTIER_FACTOR * 2048
+    assert frontier_budget(2048, 0.01, 0.01) == base and frontier_budget(2048, float("nan"), 0.01) == base
+    assert frontier_budget(2048, 0.0101, 0.01) == 2 * base and frontier_budget(2048, 0.03, 0.01) == 4 * base
+    assert frontier_budget(2048, 0.5, 0.01) == FRONTIER_MAX  # (64 budgets asked, the cap)
+    large = FRONTIER_MAX  # a frontier of eight budgets over the cap keeps its size
+    assert frontier_budget(large // FRONTIER_FACTOR * 2, 0.5, 0.01) == 2 * large
 
 
 def test_a_set_that_needs_more_doubles_and_stops_at_the_cap_or_the_clock():

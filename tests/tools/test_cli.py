@@ -331,8 +331,9 @@ def test_by_default_a_run_samples_to_the_coverage_target_and_its_plan_says_so(tm
     out = capsys.readouterr().out
     assert out.startswith("coverage-driven: rounds of 4,096, then twice as many samples each, up to 1,048,576")
     assert "4,096 samples (directed sampling, seed 0) on 1 worker;" in out
-    assert out.rstrip().endswith("a frontier of 8 of its held-out budgets, where that is at most 32,768 samples or "
-                                 "its estimate of the cells missed is over the target")
+    assert "a frontier of 8 of its held-out budgets, where that is at most 32,768 samples or its estimate of the " \
+           "cells missed is over the target" in out
+    assert out.rstrip().endswith("as the estimate is over it, up to 131,072 samples)")
 
 
 def test_run_to_a_coverage_prints_the_budget_it_needed_and_the_time(tmp_path, capsys):
