@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from reach.tools.arguments import UsageError, n_jobs, output_path, samples, seed
+from reach.tools.compiling import compile_progress
 
 __all__ = ["add_sweep", "cmd_sweep", "parse_param"]
 
@@ -81,8 +82,9 @@ def cmd_sweep(args):
         raise UsageError(f"reach sweep: more than {MAX_POINTS:,} grid points.")
     out = output_path(args.out or Path("results") / f"{args.name}-sweep.csv", "--out", suffixes=(".csv",))
     measures = tuple(args.measure or ["diameter"])
-    result = sweep(design.build, grid, measures, budget=args.budget, seed=args.seed, n_jobs=args.n_jobs,
-                   progress=not args.no_progress)
+    with compile_progress(enabled=not args.no_progress):
+        result = sweep(design.build, grid, measures, budget=args.budget, seed=args.seed, n_jobs=args.n_jobs,
+                       progress=not args.no_progress)
     header = ",".join(result.names + tuple(result.values))
     np.savetxt(out, result.table(), delimiter=",", header=header, comments="", fmt="%.10g")
     print(format_sweep(args.name, result))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reach.tools.arguments import UsageError, output_folder
+from reach.tools.compiling import compile_progress
 
 __all__ = ["add_figures", "cmd_figures"]
 
@@ -45,8 +46,9 @@ def cmd_figures(args):
         command += f" --only {','.join(only)}"
     guess = None if only else estimate()
     print(f"reach figures: writing into {out}/" + ("" if args.quick or guess is None else f"; {guess}"))
-    written = make_figures(out, quick=args.quick, paper_only=args.paper_only, command=command,
-                           progress=not args.no_progress, only=only)
+    with compile_progress(enabled=not args.no_progress):
+        written = make_figures(out, quick=args.quick, paper_only=args.paper_only, command=command,
+                               progress=not args.no_progress, only=only)
     for p in written:
         print(f"wrote {p}")
     return 0

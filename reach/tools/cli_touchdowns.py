@@ -9,6 +9,7 @@ import numpy as np
 from reach.sampling.gpu import NoGpuError
 from reach.analysis.propagate import CheckpointError
 from reach.tools.arguments import UsageError, as_usage_errors, checkpoint_beside, output_path
+from reach.tools.compiling import compile_progress
 from reach.tools.user_code import load_callable
 
 __all__ = ["is_model_file", "cmd_touchdowns", "load_run", "format_touchdowns"]
@@ -73,7 +74,7 @@ def cmd_touchdowns(args, options):
     out = output_path(args.out or Path("results") / f"{Path(args.name).stem}-touchdowns.npz", "--out",
                       suffixes=(".npz",))
     checkpoint = checkpoint_beside(out, args.resume)
-    with as_usage_errors(NoGpuError, CheckpointError):
+    with as_usage_errors(NoGpuError, CheckpointError), compile_progress(enabled=not args.no_progress):
         run = propagate_touchdowns(model, qpos, qvel, controller=controller, n_jobs=args.n_jobs,
                                    executor="cuda" if args.gpu else None, progress=not args.no_progress, seed=args.seed,
                                    checkpoint=checkpoint, resume=args.resume, **options)

@@ -3,7 +3,7 @@
 Numba compiles a kernel on its first call and caches it where its locators
 say (:func:`reach.kernels.cache.cache_folder`: ``reach/kernels/__pycache__``,
 or ``NUMBA_CACHE_DIR`` when set); later runs load it.  Compiling takes about a
-minute (35-62 s for ``reach run rocking-block`` on a 2-core host, as the README
+minute (35-93 s for ``reach run rocking-block`` on 2-core hosts, as the README
 says, with Lemke's method's kernels compiled in a second process meanwhile:
 :mod:`reach.sampling.cold_start`), so on a loaded or slow machine a first run
 can sit silent for minutes.  :func:`compile_progress` prints what is happening and

@@ -36,7 +36,14 @@ def test_sweep_bad_input_is_one_line_and_exit_2(argv, words, capsys, tmp_path, m
 
 
 @pytest.mark.parametrize("flag, bar", [([], True), (["--no-progress"], False)])
-def test_sweep_no_progress_leaves_out_the_bar(tmp_path, capsys, flag, bar):
+def test_sweep_no_progress_leaves_out_the_bar(tmp_path, capsys, monkeypatch, flag, bar):
+    import contextlib
+
+    import reach.tools.cli_design as cli_design
+
+    watched = []  # a first run says that it compiles (reach.tools.compiling), but for --no-progress
+    monkeypatch.setattr(cli_design, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
     assert main(["sweep", "billiards", "--param", "theta=1.0:2.0:2", "--measure", "xi", "--budget", "64",
                  "--n-jobs", "1", "--out", str(tmp_path / "b.csv"), *flag]) == 0
     assert ("sweep:" in capsys.readouterr().err) == bar
+    assert watched == [{"enabled": bar}]

@@ -28,12 +28,19 @@ calm = requirement(lambda o: abs(o.v[4]) - 0.3, unit="rad/s", name="calm")
 
 
 def test_a_model_file_goes_through_its_touchdowns_and_robust_checks_the_saved_run(tmp_path, monkeypatch, capsys):
+    import contextlib
+
+    import reach.tools.cli_touchdowns as touchdowns
+
     (tmp_path / "quad_user.py").write_text(USER)
     monkeypatch.chdir(tmp_path)
+    watched = []  # a first run says that it compiles, as `reach run` does (it was silent for a minute)
+    monkeypatch.setattr(touchdowns, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
     assert main(["trajectory", str(MODEL), "--controller", "quad_user:pd", "--impacts", "2", "--budget", "64",
                  "--branches", "2", "--out", "run.npz"]) == 0
     out = capsys.readouterr().out
     assert "2 touchdowns followed" in out and "pitch rate" in out and "wrote run.npz" in out
+    assert watched == [{"enabled": True}]
     assert (tmp_path / "run.png").stat().st_size > 10_000  # the figure beside it
     assert main(["robust", "run.npz", "--predicate", "quad_user:calm"]) == 0
     report = capsys.readouterr().out

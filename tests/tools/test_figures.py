@@ -100,3 +100,17 @@ def test_paper_only_draws_the_paper_figures_and_nothing_else(tmp_path, monkeypat
     monkeypatch.setattr(figures, "_compliant_figure", lambda *args: None)  # Fig. 12's sweeps: tested above
     written = figures.make_figures(tmp_path, quick=True, paper_only=True, log=lambda *a: None)
     assert {p.name for p in written} >= {f"{stem}.png" for stem in FIGURE_FILES.values()} | {"table3.md"}
+
+
+def test_reach_figures_says_when_a_first_run_compiles(tmp_path, monkeypatch, capsys):
+    import contextlib
+
+    import reach.tools.cli_figures as cli_figures
+    import reach.tools.figures as figures
+    from reach.tools.cli import main
+
+    watched, made = [], []
+    monkeypatch.setattr(cli_figures, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
+    monkeypatch.setattr(figures, "make_figures", lambda out, **kw: made.append(kw) or [])
+    assert main(["figures", "--quick", "--only", "table3", "--out", str(tmp_path / "f")]) == 0
+    assert watched == [{"enabled": True}] and made and made[0]["quick"]
