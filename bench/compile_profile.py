@@ -12,6 +12,7 @@ times it was compiled, and the total.
 
     python bench/compile_profile.py rocking-block
     python bench/compile_profile.py disk-stack:solution_choice=first
+    python bench/compile_profile.py quadruped --tree
 
 (each argument ``NAME[:key=value...]``: a scenario and keyword arguments of
 ``sample_post_impact_set``).  ``--tree`` also prints each compile over half a
@@ -54,14 +55,14 @@ def main(argv):
                 stack[-1][1] += spent
 
     event.register("numba:compile", Listener())
-    import scenarios
     from reach import sample_post_impact_set
+    from reach.tools.bench_gpu import problem_case
 
     c0, w0 = time.process_time(), time.perf_counter()
     for arg in argv or ["rocking-block"]:
         name, *pairs = arg.split(":")
-        s = scenarios.get(name)
-        sample_post_impact_set(s.problem, 200, s.h, s.N, n_jobs=1, completeness=False,
+        problem, h, N = problem_case(name)  # a scenario, or "quadruped" (the packaged touchdown)
+        sample_post_impact_set(problem, 200, h, N, n_jobs=1, completeness=False,
                                **dict(pair.split("=", 1) for pair in pairs))
     print(f"{' '.join(argv)}: {sum(own.values()):.1f} s compiling, {sum(count.values())} compiles, "
           f"{time.process_time() - c0:.1f} s CPU in all")

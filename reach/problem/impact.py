@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 
 from reach.files import atomic_write, read_npz
+from reach.kernels.assembly import cholesky, largest_eigenvalue, solve_lower, solve_lower_transposed, times
 
 __all__ = ["ImpactProblem"]
 
@@ -77,10 +79,9 @@ def _check_mass_matrix(M):
         raise ValueError("`M` must be symmetric; its largest asymmetry is "
                          f"{np.max(np.abs(M - M.T)):.3g} on a scale of {scale:.3g}.")
     M = 0.5 * (M + M.T)
-    try:
-        chol = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise ValueError("`M` must be positive definite; its Cholesky factorization failed.") from None
+    chol = np.zeros_like(M)
+    if not np.all(np.isfinite(M)) or not cholesky(M, chol):  # (in a fixed order: reach.kernels.assembly)
+        raise ValueError("`M` must be positive definite; its Cholesky factorization failed.")
     eig = np.linalg.eigvalsh(M)
     if eig[0] <= 1e-13 * eig[-1]:
         raise ValueError(f"`M` must be positive definite; its condition number is {eig[-1] / max(eig[0], 1e-300):.3g}.")
@@ -89,8 +90,8 @@ def _check_mass_matrix(M):
 
 def friction_directions_matrix(k):
     """Unit friction directions ``D`` (2, k) evenly spaced in the tangent plane."""
-    angles = 2.0 * np.pi * np.arange(k) / k
-    return np.vstack([np.cos(angles), np.sin(angles)])
+    angles = [2.0 * math.pi * j / k for j in range(k)]  # libm's cos and sin, not NumPy's (which vary with the CPU)
+    return np.array([[math.cos(a) for a in angles], [math.sin(a) for a in angles]])
 
 
 class ImpactProblem:
@@ -218,8 +219,8 @@ class ImpactProblem:
         if len(set(contact_names)) != m:
             raise ValueError(f"`contact_names` must be distinct; got {contact_names}.")
 
-        normal_velocity = Jn @ v
-        speed_scale = float(np.max(np.abs(np.concatenate([normal_velocity, Jt @ v]))))
+        normal_velocity, tangential = times(Jn, v[:, None])[:, 0], times(Jt, v[:, None])[:, 0]
+        speed_scale = float(np.max(np.abs(np.concatenate([normal_velocity, tangential]))))
         colliding_tol = COLLIDING_RTOL * speed_scale
         if not np.any(normal_velocity < -colliding_tol) or speed_scale == 0:
             raise ValueError(
@@ -246,17 +247,20 @@ class ImpactProblem:
             JD[1::2] = -self.Jt
         else:
             D = friction_directions_matrix(k)
-            JD = np.vstack([D.T @ self.Jt[2 * i:2 * i + 2] for i in range(m)])
+            JD = np.vstack([times(D, self.Jt[2 * i:2 * i + 2], transpose=True) for i in range(m)])
         self.D = D
         self.JD = JD
         self.Jbar = np.vstack([self.Jn, JD])
         # per contact its normal row, then its d tangential rows: contact_velocities = J_contact v
         d = self.tangent_dim
         self.J_contact = np.concatenate([self.Jn[:, None, :], self.Jt.reshape(m, d, nv)], axis=1).reshape(-1, nv)
+        # M^-1 Jbar^T and the Delassus matrix Y^T Y (Y = L^-1 Jbar^T), each in a fixed order of operations
+        # (reach.kernels.assembly): OpenBLAS and LAPACK sum in their CPU's orders, and every outcome follows these bits
         L = self._chol
-        Y = np.linalg.solve(L, self.Jbar.T)
-        self.Minv_JbarT = np.linalg.solve(L.T, Y)
-        self.delassus = Y.T @ Y
+        Y, self.Minv_JbarT = np.empty((nv, self.Jbar.shape[0])), np.empty((nv, self.Jbar.shape[0]))
+        solve_lower(L, np.ascontiguousarray(self.Jbar.T), Y)
+        solve_lower_transposed(L, Y, self.Minv_JbarT)
+        self.delassus = times(Y, Y, transpose=True)
         self.delassus = 0.5 * (self.delassus + self.delassus.T)
         E = np.zeros((m * k, m))
         for i in range(m):
@@ -277,8 +281,10 @@ class ImpactProblem:
         W_unit = W.copy()
         W_unit[m:m + nb, m:m + nb] /= self.mass_scale
         self.W_unit = W_unit
-        self.psi = float(np.linalg.norm(self.Minv_JbarT, 2) / self.mass_scale * m * (1.0 + self.mu.max())
-                         + 1.0)
+        A = self.Minv_JbarT  # its largest singular value: that of the smaller of its two Gram matrices
+        gram = times(A, A, transpose=True) if A.shape[1] <= A.shape[0] else times(A, np.ascontiguousarray(A.T))
+        sigma = math.sqrt(max(largest_eigenvalue(gram), 0.0))
+        self.psi = float(sigma / self.mass_scale * m * (1.0 + self.mu.max()) + 1.0)
         for arr in (self.D, self.JD, self.Jbar, self.J_contact, self.Minv_JbarT, self.delassus, self.E, self.W,
                     self.W_unit):
             arr.setflags(write=False)

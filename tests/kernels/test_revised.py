@@ -66,15 +66,20 @@ def test_revised_matches_tableau_on_random_routh_steps(planar):
 
 def test_revised_folds_its_etas_and_stays_on_the_path():
     # An eta store of 2 forces a fold of the product into an explicit inverse every other pivot.
+    # Rounding splits a near-tie now and then, as above: over 200 steps of seeds 3-5, 191-199 gave the same v'
+    # and 188-197 the same pivots (before and after 2026-12-06's fixed-order assembly; on one host, since the
+    # random problems' products are OpenBLAS's), where one problem in 20 could have 2-4 of its 10 apart.
     rng = np.random.default_rng(3)
+    same_v = same_pivots = total = 0
     for _ in range(20):
         p = random_problem(rng, m=4, planar=False, k=8)
         n = p.lcp_size
         lemke = make_work(n)._replace(etas=np.empty((2, n)), eta_row=np.empty(2, dtype=np.int64),
                                       eta_inv=np.empty(2))
         work = make_step_work(n, p.m, p.nv)._replace(lemke=lemke)
-        same_v, same_pivots, total = _compare(p, rng, 10, work)
-        assert same_v >= total - 1 and same_pivots >= total - 1
+        a, b, c = _compare(p, rng, 10, work)
+        same_v, same_pivots, total = same_v + a, same_pivots + b, total + c
+    assert same_v >= 0.95 * total and same_pivots >= 0.93 * total, (same_v, same_pivots, total)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="needs mujoco")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reach.kernels.assembly import times
 from reach.models.planar.contacts import ACTIVE_TOL, build_candidates, evaluate_contacts, impact_problem
 from reach.models.planar.frames import arm_jacobian, outer, rotation
 from reach.models.planar.geometry import outlines
@@ -388,7 +389,7 @@ class PlanarModel:
             b = self._index[pm.body]
             if pm.mass > 0:
                 J = arm_jacobian(Jp[b], Jw[b], rotation(angles[b]) @ pm.offset)
-                M += pm.mass * J.T @ J
+                M += times(pm.mass * J, J, transpose=True)  # (summed in a fixed order: the same bits on any CPU)
             if pm.inertia > 0:
                 M += pm.inertia * outer(Jw[b], Jw[b])
         M = 0.5 * (M + M.T)
