@@ -1,4 +1,8 @@
-"""`reach figures --quick`: every expected file, each a non-blank image of the expected size."""
+"""`reach figures --quick`: every expected file, each a non-blank image of the expected size.
+
+The fixture runs the README's first step ``reach figures --quick`` as written (:mod:`first_steps`), in a
+scratch folder: the README's test leaves that step to it, so that CI runs it once.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -17,11 +22,17 @@ WIDTH_INCHES = 16  # every figure of reach figures is 16 in wide (Figs. 8 and 12
 
 @pytest.fixture(scope="module")
 def quick_figures(tmp_path_factory):
+    """What the README's ``reach figures --quick`` writes: its folder, ``results/figures``."""
+    from first_steps import RUN_BY_THE_FIGURES_TESTS, arguments, the_step
     from reach.tools.cli import main
 
-    out = tmp_path_factory.mktemp("figures")
-    assert main(["figures", "--quick", "--out", str(out)]) == 0
-    return out
+    command = the_step(RUN_BY_THE_FIGURES_TESTS)
+    assert "--quick" in command, command
+    folder = tmp_path_factory.mktemp("figures")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert main(arguments(command)) == 0, f"`{' '.join(command)}` failed"
+    return folder / "results" / "figures"
 
 
 def test_every_scenario_figure_is_a_non_blank_png_and_pdf_of_the_expected_size(quick_figures):
@@ -98,8 +109,17 @@ def test_paper_only_draws_the_paper_figures_and_nothing_else(tmp_path, monkeypat
     for name in ("make_stepping_figures", "make_through_figures", "make_design_figures", "make_simulator_figures"):
         monkeypatch.setattr(figures, name, refuse)
     monkeypatch.setattr(figures, "_compliant_figure", lambda *args: None)  # Fig. 12's sweeps: tested above
+    saved = []
+
+    def record(fig, out, stem, dpi, written, pdf=True):  # the figures are drawn, but not rendered: the
+        saved.append(stem)                                # fixture's tests check the rendered ones
+        written.append(out / f"{stem}.png")
+        matplotlib.pyplot.close(fig)
+
+    monkeypatch.setattr(figures, "_save", record)
     written = figures.make_figures(tmp_path, quick=True, paper_only=True, log=lambda *a: None)
     assert {p.name for p in written} >= {f"{stem}.png" for stem in FIGURE_FILES.values()} | {"table3.md"}
+    assert sorted(saved) == sorted([*FIGURE_FILES.values(), "fig08-zeno"])
 
 
 def test_reach_figures_says_when_a_first_run_compiles(tmp_path, monkeypatch, capsys):
