@@ -109,6 +109,7 @@ def cmd_plot(args):
 
 
 def cmd_coverage(args):
+    from reach.tools.compiling import compile_progress
     from reach.tools.coverage import format_coverage, plot_coverage, run_coverage, save_report
 
     problem, scenario, label, h, N, budget = run_inputs(args, args.budget)
@@ -124,8 +125,9 @@ def cmd_coverage(args):
         except (OSError, ValueError, KeyError) as exc:
             raise UsageError(f"reach: --reference {args.reference!r}: {exc}") from None
     save_to = output_path(args.save_reference, "--save-reference", suffixes=(".npz",)) if args.save_reference else None
-    report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs,
-                          reference=reference, save_reference_to=save_to)
+    with compile_progress():
+        report = run_coverage(problem, h, N, budget, label=label, factor=args.factor, n_jobs=args.n_jobs,
+                              reference=reference, save_reference_to=save_to)
     if args.reference is not None:
         report["reference"]["source"] = str(args.reference)
     print()

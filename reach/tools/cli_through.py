@@ -162,7 +162,8 @@ def cmd_robust(args):
         example = _example(meta["example"], meta.get("controller"))
         law = example.classical if meta.get("law") == "classical" else None
         propagation, _ = load_propagation(path, example.system, law=law, guard=example.guard)
-    reports = check(propagation, predicate, cost, replay=not args.no_replay)
+    with compile_progress(enabled=not args.no_replay):  # a replay runs the sampling kernel
+        reports = check(propagation, predicate, cost, replay=not args.no_replay)
     print(format_reports(reports, predicate, cost, propagation.settings))
     return 0
 

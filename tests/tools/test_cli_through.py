@@ -21,10 +21,18 @@ def test_robust_reports_violations_with_replayed_witnesses(saved, tmp_path, monk
     (tmp_path / "requirements.py").write_text(
         "def a_sticks(outcome):\n"
         "    return bool(abs(outcome.contact('block.bottom_left|floor')).max() < 1e-6)\n")
+    import contextlib
+
+    import reach.tools.cli_through as cli_through
+
     monkeypatch.chdir(tmp_path)
+    watched = []  # a first run's replay compiles the sampling kernel, and says so
+    monkeypatch.setattr(cli_through, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
     assert main(["robust", str(saved), "--predicate", "requirements:a_sticks"]) == 0
     out = capsys.readouterr().out
     assert "replayed bit for bit" in out and "REPLAY DIFFERS" not in out
+    assert main(["robust", str(saved), "--predicate", "requirements:a_sticks", "--no-replay"]) == 0
+    assert watched == [{"enabled": True}, {"enabled": False}]  # without a replay, nothing compiles
 
 
 def test_robust_shows_each_sets_completeness_and_warns_where_it_or_the_cover_falls_short():

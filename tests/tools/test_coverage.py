@@ -88,9 +88,16 @@ def test_cli_rejects_a_reference_of_another_problem(block, block_set, tmp_path, 
 
 
 def test_cli_saves_and_reads_a_reference(tmp_path, monkeypatch):
+    import contextlib
+
+    import reach.tools.compiling as compiling
+
     monkeypatch.chdir(tmp_path)
+    watched = []  # a first run says that it compiles
+    monkeypatch.setattr(compiling, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
     args = ["coverage", "rocking-block", "--budget", "256", "--factor", "2", "--n-jobs", "1"]
     assert main(args + ["--save-reference", "ref.npz", "--out", "a.json"]) == 0
+    assert watched == [{}]
     assert main(args + ["--reference", "ref.npz", "--out", "b.json"]) == 0
     a, b = (json.loads((tmp_path / f).read_text())[0] for f in ("a.json", "b.json"))
     assert a["reference"]["cells"] == b["reference"]["cells"]
