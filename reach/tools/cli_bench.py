@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from reach.tools.arguments import UsageError, image_suffixes, output_path
+from reach.tools.compiling import compile_progress
 
 __all__ = ["add_bench", "cmd_bench"]
 
@@ -30,43 +31,52 @@ def add_bench(sub):
 
 def cmd_bench(args):
     """Run ``reach bench`` with parsed ``args``; returns the exit code."""
-    from reach.tools.bench import format_bench, run_bench
-
     json_out = output_path(args.json, "--json") if args.json else None
-    if args.scaling:
-        from reach.tools.scaling import format_scaling, plot_scaling, run_scaling
-
-        plot_out = output_path(args.plot, "--plot", suffixes=image_suffixes()) if args.plot else None
-        report = run_scaling(quick=args.quick)
-        print(format_scaling(report))
-        if plot_out is not None:
-            print(f"wrote {plot_scaling(report, plot_out)}")
-    elif args.simulators:
+    plot_out = output_path(args.plot, "--plot", suffixes=image_suffixes()) if args.scaling and args.plot else None
+    if args.simulators:
         import importlib.util
 
         if importlib.util.find_spec("mujoco") is None:
             raise UsageError("reach: --simulators needs MuJoCo: pip install 'reach[mujoco]'")
+    with compile_progress():  # a first run compiles before it measures
+        report, text = _measure(args)
+    print(text)
+    if plot_out is not None:
+        from reach.tools.scaling import plot_scaling
+
+        print(f"wrote {plot_scaling(report, plot_out)}")
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=1))
+        print(f"wrote {json_out}")
+    return 0
+
+
+def _measure(args):
+    """The report ``args`` ask for, and its text."""
+    if args.scaling:
+        from reach.tools.scaling import format_scaling, run_scaling
+
+        report = run_scaling(quick=args.quick)
+        return report, format_scaling(report)
+    if args.simulators:
         from reach.tools.bench_simulators import format_set_vs_simulation, set_vs_simulation
 
         report = set_vs_simulation(repeats=1 if args.quick else 3)
-        print(format_set_vs_simulation(report))
-    elif args.gpu:
+        return report, format_set_vs_simulation(report)
+    if args.gpu:
         from reach.tools.bench_gpu import format_gpu, run_gpu
 
         try:
             report = run_gpu(quick=args.quick)
         except ValueError as exc:
             raise UsageError(f"reach: {exc}") from None
-        print(format_gpu(report))
-    elif args.parallel:
+        return report, format_gpu(report)
+    if args.parallel:
         from reach.tools.bench_parallel import format_parallel, run_parallel
 
         report = run_parallel(quick=args.quick)
-        print(format_parallel(report))
-    else:
-        report = run_bench(quick=args.quick)
-        print(format_bench(report))
-    if json_out is not None:
-        json_out.write_text(json.dumps(report, indent=1))
-        print(f"wrote {json_out}")
-    return 0
+        return report, format_parallel(report)
+    from reach.tools.bench import format_bench, run_bench
+
+    report = run_bench(quick=args.quick)
+    return report, format_bench(report)

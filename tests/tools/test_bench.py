@@ -123,3 +123,16 @@ def test_parallel_report_shows_the_pairs_spread_and_the_target():
     assert "| 1.50× |" in text and "[MISSED] disk-stack 2^18: 1.50×" in text  # one pair: no spread
     assert "[no target] three" in text
     assert target("quadruped", 2**16, 16) == 8.0 and target("disk-stack", 2**18, 16) == 12.0
+
+
+def test_reach_bench_says_when_a_first_run_compiles(tmp_path, monkeypatch, capsys):
+    import contextlib
+
+    import reach.tools.cli_bench as cli_bench
+
+    watched = []
+    monkeypatch.setattr(cli_bench, "compile_progress", lambda **kw: watched.append(kw) or contextlib.nullcontext())
+    monkeypatch.setattr(cli_bench, "_measure", lambda args: ({"quick": args.quick}, "measured"))
+    assert main(["bench", "--quick", "--json", str(tmp_path / "b.json")]) == 0
+    assert watched == [{}] and "measured" in capsys.readouterr().out
+    assert json.loads((tmp_path / "b.json").read_text()) == {"quick": True}
