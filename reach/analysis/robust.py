@@ -24,6 +24,7 @@ Ready-made requirements, each measuring its violations: :func:`sticks`,
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -74,6 +75,11 @@ def outcomes(propagation, k):
         yield Outcome(k, j, float(record.t[b]), record.q[b], record.v[j], record.v_pre[b], names, cv, touching)
 
 
+#: A replay that lands within this of the saved state (:attr:`Report.replay_gap`) reached the same outcome up to
+#: rounding, as a run saved on another CPU does; farther, it reached another.
+ROUNDING = 1e-9
+
+
 class Report(NamedTuple):
     """What :func:`check` found at one impact.
 
@@ -91,6 +97,13 @@ class Report(NamedTuple):
         The lineage that reproduces the worst outcome.
     replayed : bool or None
         Whether replaying the witness gave the same state bit for bit (None: not replayed).
+    replay_gap : float or None
+        How far the replay landed from the saved state: the largest difference of ``q`` and of ``v``, each
+        relative to the saved one's largest entry (0.0: bit for bit; None: not replayed).  A run saved on
+        another CPU replays to the CPUs' rounding, not bit for bit (the flows between impacts are NumPy's
+        and SciPy's): a ``compass-walker --impacts 3`` run saved under another OpenBLAS kernel replayed to
+        6e-16-2e-15 of its states, and the same command's states differed by up to 4e-13 after two of the
+        rocking block's impacts (``bench/trajectory-cpus.log``).
     measure : str
         What ``worst_value`` is: ``"cost"``, ``"violation (UNIT)"`` or ``"distance (cells)"``.
     distance : float or None
@@ -121,6 +134,7 @@ class Report(NamedTuple):
     distance: float | None = None
     missed: dict | None = None
     cover_radius: float = 0.0
+    replay_gap: float | None = None
 
 
 def requirement(violation, *, unit, name=None):
@@ -209,16 +223,25 @@ def check(propagation, predicate=None, cost=None, *, replay=True):
         extent = len(np.unique(cell[bad])) / max(len(np.unique(cell)), 1)
         worst, value, measure = _worst(items, bad, z, predicate, cost)
         distance = _distance(z, bad, worst) if worst is not None and bad[worst] else None
-        witness, replayed = [], None
+        witness, replayed, gap = [], None, None
         if worst is not None:
             witness = propagation.lineage(k, worst)
             if replay:
                 t, q, v = propagation.replay(k, worst)
                 replayed = bool(np.array_equal(v, items[worst].v) and np.array_equal(q, items[worst].q))
+                gap = 0.0 if replayed else max(_relative_gap(q, items[worst].q), _relative_gap(v, items[worst].v))
         record = propagation.impacts[k - 1]
         reports.append(Report(k, len(items), int(bad.sum()), float(extent), worst, value, witness, replayed,
-                              measure, distance, record.missed(), float(record.radius)))
+                              measure, distance, record.missed(), float(record.radius), gap))
     return reports
+
+
+def _relative_gap(replayed, saved):
+    """The largest difference of two states, relative to the saved one's largest entry (inf: another shape)."""
+    replayed, saved = np.asarray(replayed, float), np.asarray(saved, float)
+    if replayed.shape != saved.shape:
+        return math.inf
+    return float(np.abs(replayed - saved).max() / max(np.abs(saved).max(), np.finfo(float).tiny))
 
 
 def sticks(name, *, tol=1e-6):

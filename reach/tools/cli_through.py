@@ -168,6 +168,21 @@ def cmd_robust(args):
     return 0
 
 
+def _replay_text(report):
+    """How the worst outcome's replay went, for :func:`format_reports`."""
+    from reach.analysis.robust import ROUNDING
+
+    if report.replayed is None:
+        return ""
+    if report.replayed:
+        return "  (replayed bit for bit)"
+    gap = report.replay_gap
+    if gap is not None and gap <= ROUNDING:
+        return (f"  (replayed to {gap:.0e} of the state, not bit for bit: rounding, as on another CPU than the one "
+                "that saved the run)")
+    return "  (REPLAY DIFFERS" + ("" if gap is None else f" by {gap:.1e} of the state") + ")"
+
+
 def format_reports(reports, predicate, cost, settings=None):
     """The table ``reach robust`` prints; ``settings`` (the run's PropagationSettings) gives the cell size."""
     name = getattr(predicate, "__name__", None) or getattr(cost, "__name__", "cost")
@@ -178,7 +193,7 @@ def format_reports(reports, predicate, cost, settings=None):
              + (f" {'distance':>9}" if measured else "") + "  witness"]
     for r in reports:
         witness = " -> ".join(f"impact {k}: branch {b}, sample {s}" for k, b, s, _ in r.witness) or "-"
-        replay = "" if r.replayed is None else ("  (replayed bit for bit)" if r.replayed else "  (REPLAY DIFFERS)")
+        replay = _replay_text(r)
         value = "-" if r.worst_value is None else f"{r.worst_value:.4g}"
         distance = "-" if r.distance is None else f"{r.distance:.3g}"
         missed = "-" if r.missed is None else f"{r.missed['outside_2pct']:.1%}"
