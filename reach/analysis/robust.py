@@ -136,6 +136,15 @@ class Report(NamedTuple):
     cover_radius: float = 0.0
     replay_gap: float | None = None
 
+    def replay_verdict(self):
+        """How the witness's replay went: ``"bit for bit"``, ``"rounding"`` (within :data:`ROUNDING` of the
+        saved state, as on another CPU), ``"differs"``, or None where it was not replayed."""
+        if self.replayed is None:
+            return None
+        if self.replayed:
+            return "bit for bit"
+        return "rounding" if self.replay_gap is not None and self.replay_gap <= ROUNDING else "differs"
+
 
 def requirement(violation, *, unit, name=None):
     """A requirement that measures its violations: satisfied where ``violation(outcome) <= 0``.

@@ -7,6 +7,11 @@ would still run the old Lemke code.  At import we hash every module that holds
 kernels; if the hash differs from the one recorded next to the cache, the
 package's cached kernels are deleted and recompiled on first use.
 
+Two processes may start cold at once: the stamp is written whole (a
+temporary file renamed over it), and only files older than a process's own
+look at the stamp are deleted, so one process never deletes what another
+has just compiled from the same sources.
+
 The cache is wherever Numba puts it (:func:`cache_folder`): next to the
 package, in ``NUMBA_CACHE_DIR`` when that is set, or in a folder of the user's
 when the package's own is read-only.
@@ -15,6 +20,8 @@ when the package's own is read-only.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from pathlib import Path
 
 __all__ = ["STAMP", "kernels_digest", "cache_folder", "holds", "ensure_fresh_cache"]
@@ -60,18 +67,31 @@ def holds(name, folder=None):
 
 def ensure_fresh_cache(folder=None):
     """Delete stale cached kernels of this package from ``folder`` (default :func:`cache_folder`); best effort,
-    never raises."""
+    never raises.  Only files written before this call are deleted (another process may be compiling beside it),
+    and the stamp is replaced whole."""
     try:
         cache = cache_folder() if folder is None else Path(folder)
         stamp = cache / STAMP
+        looked = time.time()
         current = kernels_digest()
         if stamp.exists() and stamp.read_text().strip() == current:
             return
         if cache.is_dir():
             for pattern in ("*.nbi", "*.nbc"):
                 for f in cache.glob(pattern):
-                    f.unlink(missing_ok=True)
+                    _delete_if_older(f, looked)
         cache.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(current)
+        partial = cache / f"{STAMP}.{os.getpid()}.tmp"
+        partial.write_text(current)
+        os.replace(partial, stamp)
     except OSError:
         pass  # a read-only install: Numba then does not write a cache there either
+
+
+def _delete_if_older(path, moment):
+    """Delete ``path`` if it was last written before ``moment`` (seconds since the epoch)."""
+    try:
+        if path.stat().st_mtime < moment:
+            path.unlink()
+    except FileNotFoundError:
+        pass  # another process deleted it first

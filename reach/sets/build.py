@@ -19,7 +19,7 @@ from reach.sets.completeness import CELL, HELD_OUT_STRATEGY, cell_counts, closin
     held_out_distances, held_out_settings, measure_gap, with_climb
 from reach.sets.farthest import climb_executor
 from reach.problem.impact import ImpactProblem
-from reach.sets.frontier import FACTOR as FRONTIER_FACTOR, frontier_budget, frontier_search
+from reach.sets.frontier import frontier_budget, frontier_search, least_budget
 from reach.sets.rounds import RoundsCheckpoint
 from reach.sets.run import run_sampling, warn_if_thin
 from reach.sampling.settings import SamplingSettings, check_integer, check_positive_number
@@ -387,7 +387,7 @@ def _frontier_needed(share, rounds, missed, wanted, size, time_limit, t0):
     if not wanted:
         return "not asked for"
     last = rounds[-1]
-    small = FRONTIER_FACTOR * last["held_out_samples"] <= FRONTIER_ALWAYS
+    small = least_budget(last["held_out_samples"]) <= FRONTIER_ALWAYS
     if not share > missed and not small:  # (nan: nothing to measure)
         return f"the estimated share of cells missed ({share:.3g}) is within {missed:g}"
     cost = last["seconds"] * size / max(last["samples"], 1)  # (a round's seconds include its held-out search)

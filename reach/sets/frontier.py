@@ -35,7 +35,8 @@ from reach.sampling.engine import Accumulator, Plan
 from reach.sets.farthest import Climb, climb_executor
 from reach.sets.result import PostImpactSet
 
-__all__ = ["frontier_search", "frontier_settings", "frontier_budget", "FACTOR", "MAX", "ROUNDS", "PARENTS", "SIGMA", "DECAY", "SNAP"]
+__all__ = ["frontier_search", "frontier_settings", "frontier_budget", "least_budget", "FACTOR", "MAX", "ROUNDS",
+           "PARENTS", "SIGMA", "DECAY", "SNAP"]
 
 #: The frontier's budget, in held-out budgets (an eighth of the set from 2^14 samples on, 2,048 below).  On
 #: the disk stack at 2^18, seeds 7 and 8 (bench/frontier-disk-stack.log): one leaves 1.52-1.60 % of the
@@ -66,6 +67,11 @@ def frontier_settings(held_settings, budget):
     return held_settings.replace(n_samples=budget, seed=(held_settings.seed + SEED_OFFSET) % (2**63))
 
 
+def least_budget(held_out):
+    """The smallest frontier after a held-out search of ``held_out`` samples: :data:`FACTOR` held-out budgets."""
+    return FACTOR * int(held_out)
+
+
 def frontier_budget(held_out, share, missed):
     """The frontier's budget after a held-out search of ``held_out`` samples that estimated ``share`` of the set's
     cells missed, where the target is ``missed``: :data:`FACTOR` held-out budgets, times the smallest power of two
@@ -78,7 +84,7 @@ def frontier_budget(held_out, share, missed):
     (six seeds, ``bench/frontier-grows.log``).  A frontier of eight budgets over :data:`MAX` (the disk stack's at
     2^18, the quadruped's) is the one measured in ``bench/frontier-disk-stack.log``, and stays as it is.
     """
-    base = FACTOR * int(held_out)
+    base = least_budget(held_out)
     if not share > missed:  # (nan: nothing measured)
         return base
     return max(base, min(MAX, base * 2 ** math.ceil(math.log2(share / missed))))

@@ -170,14 +170,12 @@ def cmd_robust(args):
 
 def _replay_text(report):
     """How the worst outcome's replay went, for :func:`format_reports`."""
-    from reach.analysis.robust import ROUNDING
-
-    if report.replayed is None:
+    verdict, gap = report.replay_verdict(), report.replay_gap
+    if verdict is None:
         return ""
-    if report.replayed:
+    if verdict == "bit for bit":
         return "  (replayed bit for bit)"
-    gap = report.replay_gap
-    if gap is not None and gap <= ROUNDING:
+    if verdict == "rounding":
         return (f"  (replayed to {gap:.0e} of the state, not bit for bit: rounding, as on another CPU than the one "
                 "that saved the run)")
     return "  (REPLAY DIFFERS" + ("" if gap is None else f" by {gap:.1e} of the state") + ")"

@@ -136,8 +136,16 @@ def _bound(out, quick, log, dpi):
     for record, report in zip(run.impacts, check(run, pitch_rate_limited, replay=True)):
         feet = ", ".join(sorted({str(len(names)) for names in record.contacts}))
         values = record.v[:, 4]
-        replayed = "–" if report.worst is None else ("bit for bit" if report.replayed else "DIFFERS")
+        replayed = "–" if report.worst is None else _replayed(report)
         lines.append(f"| {record.index} | {feet} | {len(record.t)} | {len(record.v):,d} | {values.min():.4f} | "
                      f"{values.max():.4f} | {np.ptp(values):.3g} | {record.radius:.2f} | {report.violating:,d} | "
                      f"{replayed} |")
     return path, lines + [""]
+
+
+def _replayed(report):
+    """The table's words for how the worst outcome's replay went (:meth:`.Report.replay_verdict`)."""
+    verdict = report.replay_verdict()
+    if verdict == "rounding":
+        return f"to {report.replay_gap:.0e} (rounding)"
+    return "DIFFERS" if verdict == "differs" else verdict

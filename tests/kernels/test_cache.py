@@ -70,3 +70,26 @@ def test_a_kernel_is_held_where_its_index_file_is(tmp_path):
     (tmp_path / "routh.run_samples_kernel-451.py311.nbi").write_bytes(b"")
     assert guard.holds("routh.run_samples_kernel", tmp_path)
     assert not guard.holds("routh.run_sample", tmp_path)  # a name is matched whole, not as a prefix
+
+
+def test_the_guard_keeps_what_another_process_compiled_after_its_look(tmp_path, monkeypatch):
+    # Two cold processes at once: the one that looks at the stale stamp second must not delete the kernels the
+    # first has compiled since (written after its look), only the stale ones.
+    import os
+    import time
+
+    pkg = tmp_path / "pkg"
+    cache = pkg / "__pycache__"
+    cache.mkdir(parents=True)
+    (pkg / "lcp.py").write_text("x = 1\n")
+    monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
+    stale, fresh = cache / "routh.kernel-1.py311.nbi", cache / "routh.kernel-2.py311.nbi"
+    stale.write_text("compiled from older sources")
+    fresh.write_text("compiled by the other process, just now")
+    now = time.time()
+    os.utime(stale, (now - 3600, now - 3600))
+    os.utime(fresh, (now + 60, now + 60))  # written after this process looked
+    guard.ensure_fresh_cache(cache)
+    assert not stale.exists() and fresh.exists()
+    assert (cache / guard.STAMP).read_text() == guard.kernels_digest()
+    assert sorted(p.name for p in cache.iterdir()) == sorted([fresh.name, guard.STAMP])  # no temporary stamp left

@@ -58,6 +58,22 @@ def test_robust_tells_a_replay_that_lands_within_rounding_from_one_that_differs(
     assert says in out and "replayed bit for bit" not in out
 
 
+def test_the_guide_s_table_and_reach_robust_give_the_same_replay_verdict():
+    from reach.analysis.robust import ROUNDING, Report
+    from reach.tools.through_figures import _replayed
+
+    report = Report(impact=1, outcomes=10, violating=1, extent=0.1, worst=3, worst_value=1.0, witness=[],
+                    replayed=None)
+    words = {}
+    for replayed, gap in ((True, 0.0), (False, 2e-15), (False, ROUNDING), (False, 10 * ROUNDING), (False, None)):
+        r = report._replace(replayed=replayed, replay_gap=gap)
+        words[gap] = (r.replay_verdict(), _replayed(r))
+    assert report.replay_verdict() is None
+    assert words == {0.0: ("bit for bit", "bit for bit"), 2e-15: ("rounding", "to 2e-15 (rounding)"),
+                     ROUNDING: ("rounding", "to 1e-09 (rounding)"), 10 * ROUNDING: ("differs", "DIFFERS"),
+                     None: ("differs", "DIFFERS")}
+
+
 def test_robust_shows_each_sets_completeness_and_warns_where_it_or_the_cover_falls_short():
     from reach.analysis.robust import Report
     from reach.tools.cli_through import format_reports
