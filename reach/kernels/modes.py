@@ -110,9 +110,17 @@ def assemble(W, m, modes, vn0, vt0, lam, mu, A, b):
             A[tangent, i] = mu[i] if kind == 1 else -mu[i]
 
 
-@kernel(inline="always")
+@kernel  # not inline="always": see below
 def _narrow(a, c, tol, lo, hi):
-    """Narrow ``[lo, hi]`` to the z where ``a + c z >= -tol``."""
+    """Narrow ``[lo, hi]`` to the z where ``a + c z >= -tol``.
+
+    A call, not Numba's inlining: :func:`admissible_along` narrows at eight places, and is inlined (through
+    :func:`admissible` and :func:`reach.kernels.planar.piece_holds`) twice into ``mode_step`` and twice into
+    ``piece_step``; the inlined copies took Numba's typing and LLVM 17 s of a cold rocking block's
+    compiling (``mode_step``'s own).  As a call
+    (which LLVM still inlines where it pays) the contact modes' chain compiled in 15.5 s instead of
+    29.6 s, with the same sets bit for bit and the same speed (``bench/cold-start-split.log``).
+    """
     if c > 0.0:
         return max(lo, (-tol - a) / c), hi
     if c < 0.0:
