@@ -117,9 +117,9 @@ def _narrow(a, c, tol, lo, hi):
     A call, not Numba's inlining: :func:`admissible_along` narrows at eight places, and is inlined (through
     :func:`admissible` and :func:`reach.kernels.planar.piece_holds`) twice into ``mode_step`` and twice into
     ``piece_step``; the inlined copies took Numba's typing and LLVM 17 s of a cold rocking block's
-    compiling (``mode_step``'s own).  As a call
-    (which LLVM still inlines where it pays) the contact modes' chain compiled in 15.5 s instead of
-    29.6 s, with the same sets bit for bit and the same speed (``bench/cold-start-split.log``).
+    compiling (``mode_step``'s own).  As a call (which LLVM still inlines where it pays) the contact
+    modes' chain compiled in 15.5 s instead of 29.6 s, with the same sets bit for bit and the same
+    speed (``bench/cold-start-split.log``).
     """
     if c > 0.0:
         return max(lo, (-tol - a) / c), hi
