@@ -1,23 +1,33 @@
-"""A cold start's compiling, split between two processes: the step's two chains at once.
+"""A cold start's compiling, split between two processes: Lemke's chain there, the rest here.
 
 A first run compiles the kernels, one after another in one process: Numba
 compiles a kernel when a call to it is typed, and every kernel it calls first.
-The step of exact choice (and of walk choice and enumeration) has two chains
-that never call each other: the contact modes' (:func:`~reach.kernels.routh.modes_or_bases`,
-about a third of a cold ``reach run rocking-block``'s compiling) and Lemke's
-method's (:func:`~reach.kernels.routh.robust_step`, another third).  Where the
-cache holds neither, :func:`split_cold_compile` starts a Python process that
-compiles Lemke's chain while this one compiles the modes'; then the sampling
-kernel, compiled here, loads Lemke's chain from Numba's disk cache.
+Lemke's method's chain (:func:`~reach.kernels.routh.robust_step`, about a
+third of a cold ``reach run rocking-block``'s compiling, more of a spatial
+problem's) calls nothing else a run compiles, and nothing else calls it but
+the sampling kernel.  Where the cache does not hold it,
+:func:`split_cold_compile` starts a Python process that compiles it, while
+this one compiles the rest of what the run will meet:
 
-The same functions are compiled for the same argument types as the sampling
-kernel's own calls (:func:`step_arguments` builds them as
-:func:`reach.sampling.engine.run_chunk` does, and a test checks the types), so
-the machine code, and every set, is the same.  The other process is a plain
-``python -c`` (no multiprocessing bootstrap: a user's script without a
-``__main__`` guard is not run again); if it fails or outlasts
-:data:`WAIT_SECONDS`, the sampling kernel compiles what is missing here, as
-before.
+- the contact modes' chain (:func:`~reach.kernels.routh.modes_or_bases`, and
+  :func:`~reach.kernels.hop.hop_step`) of exact choice, walk choice and
+  enumeration;
+- the host's kernels of a directed run (:func:`compile_host_side`): the first
+  samples' caps, and a round's choice of parents and its children's caps, run
+  on a few made-up outcomes.
+
+Then the sampling kernel, compiled here, loads Lemke's chain from Numba's disk
+cache.  Where there is nothing to compile here meanwhile (random or first
+choice, uniform sampling) it does not split.
+
+The same functions are compiled for the same argument types as the run's own
+calls (:func:`step_arguments` builds the chains' as
+:func:`reach.sampling.engine.run_chunk` does; the host's kernels are reached
+through the functions the run calls; tests check the types), so the machine
+code, and every set, is the same.  The other process is a plain ``python -c``
+(no multiprocessing bootstrap: a user's script without a ``__main__`` guard is
+not run again); if it fails or outlasts :data:`WAIT_SECONDS`, the sampling
+kernel compiles what is missing here, as before.
 """
 
 from __future__ import annotations
@@ -38,8 +48,10 @@ from reach.kernels.hop import hop_step
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
                                  certify_flag, modes_or_bases, robust_step)
 from reach.kernels.routh_data import make_step_work
+from reach.sampling.caps import draw_caps, draw_caps_at
+from reach.sampling.directed import MIN_DIRECTED, children_caps, empty_arrays
 
-__all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_lemke_chain"]
+__all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_host_side", "compile_lemke_chain"]
 
 #: The longest this process waits for the other one's compiling before it goes on without it.
 WAIT_SECONDS = 600.0
@@ -85,21 +97,23 @@ def _cores():
 
 
 def split_cold_compile(plan):
-    """Compile the step's two chains at once, where it pays; returns the other process's exit status (0: its
-    chain is cached), or None where it did not split.
+    """Compile Lemke's chain in another process while this one compiles the rest, where it pays; returns the
+    other process's exit status (0: its chain is cached), or None where it did not split.
 
-    It does where the plan's kernel holds the contact modes (``plan.flags``), neither
-    chain is cached, this is not a worker's process (a pool's workers compile as they did) and two cores or more
-    are there.  Threads call it one at a time: the first splits, the others find the chains cached.
+    It does where Lemke's chain is not cached, this process has something to compile meanwhile (the plan's
+    kernel holds the contact modes, ``plan.flags``, or the run is directed), this is not a worker's process (a
+    pool's workers compile as they did) and two cores or more are there.  Threads call it one at a time: the
+    first splits, the others find the chain cached.
     """
     with _ONE_AT_A_TIME:
         return _split(plan)
 
 
 def _split(plan):
-    if plan.flags[0] is None or multiprocessing.parent_process() is not None or _cores() < 2:
+    modes = plan.flags[0] is not None
+    if not (modes or _directed(plan.settings)) or multiprocessing.parent_process() is not None or _cores() < 2:
         return None
-    if _cached(robust_step) or _cached(modes_or_bases):
+    if _cached(robust_step):
         return None
     with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
         pickle.dump((plan.data, plan.options, plan.problem), f)
@@ -110,10 +124,12 @@ def _split(plan):
     except OSError:
         os.unlink(f.name)
         return None
-    _, modes, hop = step_arguments(plan.data, plan.options, plan.problem)
     try:
-        modes_or_bases(*modes)
-        hop_step(*hop)
+        if modes:
+            _, chain, hop = step_arguments(plan.data, plan.options, plan.problem)
+            modes_or_bases(*chain)
+            hop_step(*hop)
+        compile_host_side(plan)
         other.wait(timeout=WAIT_SECONDS)
     except BaseException as error:  # Ctrl-C, or its time is up: the sampling kernel compiles what is missing here
         other.kill()
@@ -122,6 +138,37 @@ def _split(plan):
     finally:
         Path(f.name).unlink(missing_ok=True)  # the other process removes it once read: here, where it did not
     return other.wait()
+
+
+def _directed(settings):
+    return settings.strategy == "directed" and settings.n_samples >= MIN_DIRECTED
+
+
+#: Made-up outcomes :func:`compile_host_side` chooses parents among.
+_MADE_UP = 64
+
+
+def compile_host_side(plan):
+    """Compile (or load) the host's kernels a run meets after its first samples, by the calls it makes.
+
+    The first samples' caps (:func:`~reach.sampling.caps.draw_caps`, as
+    :func:`reach.sampling.engine.run_chunk` draws them), and for a directed run
+    a round's choice of parents and its children's caps
+    (:func:`~reach.sampling.directed.children_caps`) among a few made-up
+    outcomes: the pre-impact velocity, moved at random.  Nothing is kept; the
+    kernels' argument types are those of the run's own calls.
+    """
+    s, p = plan.settings, plan.problem
+    draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
+    if not _directed(s):
+        return
+    arrays = empty_arrays(_MADE_UP, p.nv)
+    rng = np.random.default_rng(0)
+    arrays["velocities"][:] = p.v + rng.normal(size=(_MADE_UP, p.nv)) * (1.0 + np.abs(p.v))
+    arrays["kept"][:] = True
+    children_caps(p, s, 0, arrays, _MADE_UP, _MADE_UP // 4,
+                  lambda indices: draw_caps_at(p.m, s.max_steps, indices, seed=s.seed, sequence=s.sequence,
+                                               caps=s.caps))
 
 
 def compile_lemke_chain(path):

@@ -9,14 +9,16 @@ from reach.kernels.hop import hop_step
 from reach.kernels.routh import allocate_output, modes_or_bases, robust_step, run_samples_kernel
 from reach.kernels.routh_data import make_step_work
 from reach.sampling import cold_start
+from reach.sampling import directed
 from reach.sampling.cold_start import split_cold_compile, step_arguments
+from reach.sampling.directed import MIN_DIRECTED
 from reach.sampling.engine import Plan
 from reach.sampling.settings import SamplingSettings
 
 
-def _plan(name="rocking-block", choice="exact"):
+def _plan(name="rocking-block", choice="exact", n=8, **settings):
     s = scenarios.get(name)
-    return Plan(s.problem, SamplingSettings(8, s.h, s.N, solution_choice=choice))
+    return Plan(s.problem, SamplingSettings(n, s.h, s.N, solution_choice=choice, **settings))
 
 
 @pytest.mark.parametrize("name", ["rocking-block", "disk-stack"])  # two contacts (no certificate), and three
@@ -49,6 +51,47 @@ def test_the_other_process_runs_lemkes_chain(monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_directed_run_without_contact_modes_is_split(monkeypatch, tmp_path):
+    """Random choice: Lemke's chain there, the directed rounds' kernels here."""
+    monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: False)
+    monkeypatch.setattr(cold_start, "_cores", lambda: 2)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(cold_start.tempfile, "tempdir", None)
+    plan = _plan("disk-stack", choice="random", n=MIN_DIRECTED)
+    assert plan.flags[0] is None
+    assert split_cold_compile(plan) == 0
+
+
+_HOST_KERNELS = ("projected_rows", "standardize_columns", "grid_squares", "top_along", "perturbed_caps")
+
+
+@pytest.mark.parametrize("name, choice, settings", [("rocking-block", "exact", {}),
+                                                    ("disk-stack", "random", {"caps": "extremes"})])
+def test_the_host_side_is_compiled_for_the_types_a_directed_run_passes(monkeypatch, name, choice, settings):
+    """compile_host_side's made-up round calls each kernel of a round's selection with the argument types a
+    real directed run passes (recorded at the calls, in both), so the run finds them compiled."""
+    from reach import sample_post_impact_set
+
+    types = {}
+
+    def recorded(label, kernel):
+        def call(*args):
+            types[label].add(tuple(numba.typeof(a) for a in args))
+            return kernel(*args)
+        return call
+
+    for label in _HOST_KERNELS:
+        monkeypatch.setattr(directed, label, recorded(label, getattr(directed, label)))
+    s = scenarios.get(name)
+    types.update({label: set() for label in _HOST_KERNELS})
+    sample_post_impact_set(s.problem, 2 * MIN_DIRECTED, s.h, s.N, solution_choice=choice, seed=3, **settings)
+    real = types.copy()
+    types.update({label: set() for label in _HOST_KERNELS})
+    cold_start.compile_host_side(_plan(name, choice, n=2 * MIN_DIRECTED, **settings))
+    for label in _HOST_KERNELS:
+        assert real[label] and types[label] and types[label] <= real[label], label
+
+
 def test_the_other_process_removes_its_input_once_read(tmp_path):
     """So that a run killed meanwhile (SIGKILL: no finally) leaves no file behind: the other process goes on
     compiling by itself, and removes the pickle it was handed."""
@@ -60,12 +103,15 @@ def test_the_other_process_removes_its_input_once_read(tmp_path):
     assert not path.exists()
 
 
-def test_a_run_without_contact_modes_or_with_its_chains_cached_is_not_split(monkeypatch):
-    assert _plan(choice="random").flags[0] is None
-    assert split_cold_compile(_plan(choice="random")) is None  # a kernel of Lemke's chain alone: nothing to split
+def test_a_run_with_nothing_to_compile_meanwhile_or_with_lemkes_chain_cached_is_not_split(monkeypatch):
     monkeypatch.setattr(cold_start, "_cores", lambda: 2)
     monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: dispatcher is robust_step)
     assert split_cold_compile(_plan()) is None
+    monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: False)
+    uniform = _plan(choice="random", strategy="uniform", n=4096)
+    assert uniform.flags[0] is None
+    assert split_cold_compile(uniform) is None  # Lemke's chain alone: nothing to compile here meanwhile
+    assert split_cold_compile(_plan(choice="random", n=MIN_DIRECTED - 1)) is None  # too few samples for rounds
     monkeypatch.setattr(cold_start, "_cached", lambda dispatcher: False)
     monkeypatch.setattr(cold_start, "_cores", lambda: 1)
     assert split_cold_compile(_plan()) is None
