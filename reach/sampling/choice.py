@@ -38,6 +38,9 @@ import copy
 import numpy as np
 
 from reach.sampling.caps import draw_caps
+from reach.sampling.cold_start import split_cold_compile, start_lemke_chain
+from reach.sampling.directed import MIN_DIRECTED
+from reach.sampling.settings import SamplingSettings
 from reach.kernels.modes import MODES, count_flagged
 from reach.kernels.replay import solve_steps
 from reach.kernels.routh import CHOICE_FIRST, allocate_output, modes_flag, run_samples_kernel
@@ -178,6 +181,7 @@ def exact_choice_estimate(problem, h, max_steps, *, samples=PILOT_SAMPLES):
 
 def _pilot_steps(problem, data, h, max_steps, samples):
     """The velocities and caps (velocity units) of every step of ``samples`` fixed trajectories."""
+    _split_cold_compile(problem, h, max_steps)
     opts = step_options(problem, h=h, choice=CHOICE_FIRST)
     P = draw_caps(problem.m, max_steps, 0, samples, seed=0)
     out = allocate_output(samples, problem.nv, samples, max_steps + 2)
@@ -187,6 +191,20 @@ def _pilot_steps(problem, data, h, max_steps, samples):
     taken = np.arange(max_steps)[None, :] < steps[:, None]  # (samples, N): the steps each sample took
     V = out.paths[:, :max_steps][taken]
     return np.ascontiguousarray(V), np.ascontiguousarray(opts.h * P[taken])
+
+
+def _split_cold_compile(problem, h, max_steps):
+    """The pilot is the first run of an automatic choice: where the cache is cold, Lemke's chain compiles in
+    another process while this one compiles a directed run's host side, as a run's own first call does
+    (:mod:`reach.sampling.cold_start`); the pilot's kernel then loads the chain from the cache."""
+    from reach.sampling.engine import Plan  # (the engine's plan: a layer-mate that imports more)
+
+    try:
+        settings = SamplingSettings(MIN_DIRECTED, h, max_steps, solution_choice="first")
+        plan = Plan(problem, settings)
+    except ValueError:  # (too many Sobol dimensions, say: the pilot's own call says so)
+        return
+    split_cold_compile(plan, start_lemke_chain(problem, settings))
 
 
 def covering_probe(problem, h, max_steps, *, samples=PILOT_SAMPLES, coverings=PROBE_COVERINGS):

@@ -5,10 +5,13 @@ compiles a kernel when a call to it is typed, and every kernel it calls first.
 Lemke's method's chain (:func:`~reach.kernels.routh.robust_step`, about a
 third of a cold ``reach run rocking-block``'s compiling, more of a spatial
 problem's) calls nothing else a run compiles, and nothing else calls it but
-the sampling kernel.  Where the cache does not hold it,
-:func:`split_cold_compile` starts a Python process that compiles it, while
-this one compiles the rest of what the run will meet:
+the sampling kernel.  Where the cache does not hold it, a run starts a Python
+process that compiles it (:func:`start_lemke_chain`) before it builds its plan,
+and meanwhile compiles here the rest of what it will meet
+(:func:`split_cold_compile`):
 
+- the plan's uniqueness certificate (exact choice; the other process builds
+  its data without it: their types are the same);
 - the contact modes' chain (:func:`~reach.kernels.routh.modes_or_bases`, and
   :func:`~reach.kernels.hop.hop_step`) of exact choice, walk choice and
   enumeration;
@@ -40,6 +43,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,12 +55,14 @@ from reach.kernels.routh_data import make_step_work
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.directed import MIN_DIRECTED, children_caps, empty_arrays
 
-__all__ = ["WAIT_SECONDS", "step_arguments", "split_cold_compile", "compile_host_side", "compile_lemke_chain"]
+__all__ = ["WAIT_SECONDS", "Other", "step_arguments", "start_lemke_chain", "split_cold_compile", "stop",
+           "compile_host_side", "compile_lemke_chain"]
 
 #: The longest this process waits for the other one's compiling before it goes on without it.
 WAIT_SECONDS = 600.0
 
 _ONE_AT_A_TIME = threading.Lock()
+_STARTED = []  # set once this process has started the other one
 # The other process: this reach (its folder first on the path only where its own path finds no reach, or another
 # one), then Lemke's chain.  Arguments: the pickle, the folder that holds this reach, its __init__.py.
 _CHILD = """import importlib.util, os, sys
@@ -96,48 +102,80 @@ def _cores():
     return os.cpu_count() or 1
 
 
-def split_cold_compile(plan):
-    """Compile Lemke's chain in another process while this one compiles the rest, where it pays; returns the
-    other process's exit status (0: its chain is cached), or None where it did not split.
+class Other(NamedTuple):
+    """The other process of a split cold start, and its input file (which it removes once read)."""
 
-    It does where Lemke's chain is not cached, this process has something to compile meanwhile (the plan's
-    kernel holds the contact modes, ``plan.flags``, or the run is directed), this is not a worker's process (a
-    pool's workers compile as they did) and two cores or more are there.  Threads call it one at a time: the
-    first splits, the others find the chain cached.
+    process: subprocess.Popen
+    path: Path
+
+
+def start_lemke_chain(problem, settings):
+    """Start the other process on Lemke's chain, where a split pays; returns it (an :class:`Other`), or None.
+
+    A run calls it before it builds its plan, whose uniqueness certificate (exact choice) then compiles here
+    meanwhile.  It starts where Lemke's chain is not cached, this process will have something to compile
+    meanwhile (the contact modes' chain, or a directed run's host side), this is not a worker's process (a
+    pool's workers compile as they did) and two cores or more are there; once a process at most (threads
+    call it one at a time).
     """
     with _ONE_AT_A_TIME:
-        return _split(plan)
+        if _STARTED or not _pays(settings):
+            return None
+        with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
+            path = Path(f.name)
+            try:
+                pickle.dump((problem, settings), f)
+            except Exception:  # a problem that does not pickle: no split
+                path.unlink()
+                return None
+        try:
+            process = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), str(Path(__file__).resolve().parents[2]),
+                                        str(Path(sys.modules["reach"].__file__).resolve())],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            path.unlink()
+            return None
+        _STARTED.append(True)
+        return Other(process, path)
 
 
-def _split(plan):
-    modes = plan.flags[0] is not None
-    if not (modes or _directed(plan.settings)) or multiprocessing.parent_process() is not None or _cores() < 2:
+def _pays(settings):
+    modes = settings.solution_choice not in ("random", "first")
+    return ((modes or _directed(settings)) and multiprocessing.parent_process() is None and _cores() >= 2
+            and not _cached(robust_step))
+
+
+def split_cold_compile(plan, other):
+    """Compile here what a run meets besides Lemke's chain while ``other`` (:func:`start_lemke_chain`) compiles
+    that; returns the other process's exit status (0: its chain is cached), or None where there is none.
+
+    Here: the contact modes' chain where the plan's kernel holds it (``plan.flags``), and the host side
+    (:func:`compile_host_side`).  Then it waits for the other process, at most :data:`WAIT_SECONDS`.
+    """
+    if other is None:
         return None
-    if _cached(robust_step):
-        return None
-    with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
-        pickle.dump((plan.data, plan.options, plan.problem), f)
     try:
-        other = subprocess.Popen([sys.executable, "-c", _CHILD, f.name, str(Path(__file__).resolve().parents[2]),
-                                  str(Path(sys.modules["reach"].__file__).resolve())],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError:
-        os.unlink(f.name)
-        return None
-    try:
-        if modes:
+        if plan.flags[0] is not None:
             _, chain, hop = step_arguments(plan.data, plan.options, plan.problem)
             modes_or_bases(*chain)
             hop_step(*hop)
         compile_host_side(plan)
-        other.wait(timeout=WAIT_SECONDS)
+        other.process.wait(timeout=WAIT_SECONDS)
     except BaseException as error:  # Ctrl-C, or its time is up: the sampling kernel compiles what is missing here
-        other.kill()
+        stop(other)
         if not isinstance(error, subprocess.TimeoutExpired):
             raise
     finally:
-        Path(f.name).unlink(missing_ok=True)  # the other process removes it once read: here, where it did not
-    return other.wait()
+        other.path.unlink(missing_ok=True)  # the other process removes it once read: here, where it did not
+    return other.process.wait()
+
+
+def stop(other):
+    """End ``other`` (a run that stops before it waits for it: its plan failed, Ctrl-C); None: nothing."""
+    if other is not None:
+        other.process.kill()
+        other.process.wait()
+        other.path.unlink(missing_ok=True)
 
 
 def _directed(settings):
@@ -172,10 +210,14 @@ def compile_host_side(plan):
 
 
 def compile_lemke_chain(path):
-    """The other process: read ``(data, options, problem)`` pickled in the file ``path``, compile
-    :func:`~reach.kernels.routh.robust_step`'s chain for them (it runs one step), and so write it to Numba's disk
-    cache.  It removes the file once read, so that it does not outlive a run killed meanwhile."""
+    """The other process: read ``(problem, settings)`` pickled in the file ``path``, build the run's plan
+    without the uniqueness certificate (its data have the same types: tested), compile
+    :func:`~reach.kernels.routh.robust_step`'s chain for it (it runs one step), and so write it to Numba's
+    disk cache.  It removes the file once read, so that it does not outlive a run killed meanwhile."""
+    from reach.sampling.engine import Plan  # (the engine imports this module)
+
     with open(path, "rb") as f:
-        data, options, problem = pickle.load(f)
+        problem, settings = pickle.load(f)
     Path(path).unlink(missing_ok=True)
-    robust_step(*step_arguments(data, options, problem)[0])
+    plan = Plan(problem, settings, certificate=False)
+    robust_step(*step_arguments(plan.data, plan.options, problem)[0])

@@ -34,7 +34,7 @@ from reach.kernels.routh_data import make_step_work
 from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.checkpoint import Checkpoint
-from reach.sampling.cold_start import split_cold_compile
+from reach.sampling.cold_start import split_cold_compile, start_lemke_chain, stop
 from reach.sampling.directed import QUANT, children_caps
 from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
 from reach.kernels.sobol import MAX_DIM
@@ -56,9 +56,13 @@ CAP_BUDGET = 2**21
 
 
 class Plan:
-    """What one sampling run needs in every worker: the problem, its kernel data and options."""
+    """What one sampling run needs in every worker: the problem, its kernel data and options.
 
-    def __init__(self, problem, settings):
+    ``certificate=False`` leaves exact choice's uniqueness certificate out of the data (their types are the
+    same: the other process of a cold start, :mod:`reach.sampling.cold_start`, builds them so).
+    """
+
+    def __init__(self, problem, settings, *, certificate=True):
         if not isinstance(problem, ImpactProblem):
             raise TypeError(f"`problem` must be an ImpactProblem; got {type(problem).__name__}.")
         if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
@@ -74,7 +78,8 @@ class Plan:
                              "lower `max_steps` or use `sequence='uniform'`.")
         self.problem = problem
         self.settings = settings
-        self.data = kernel_data(problem, certificate="auto" if settings.solution_choice == "exact" else False)
+        exact = certificate and settings.solution_choice == "exact"
+        self.data = kernel_data(problem, certificate="auto" if exact else False)
         eps_lambda = settings.eps / (3.0 * problem.psi)
         self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
                                     choice=CHOICES[settings.solution_choice], seed=settings.seed)
@@ -86,10 +91,11 @@ class Plan:
 _LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache
 
 
-def _load_kernels(plan):
-    """Run one sample untimed, once per process, so that compiling or loading the kernels is not sampling time."""
+def _load_kernels(plan, other=None):
+    """Run one sample untimed, once per process, so that compiling or loading the kernels is not sampling time
+    (``other``: the process compiling Lemke's chain meanwhile, of :func:`~reach.sampling.cold_start.start_lemke_chain`)."""
     if not _LOADED:
-        split_cold_compile(plan)  # a cold cache: the step's two chains compiled at once, where that pays
+        split_cold_compile(plan, other)  # a cold cache: Lemke's chain there, the rest here
         s, p = plan.settings, plan.problem
         work = make_step_work(p.lcp_size, p.m, p.nv)
         P = draw_caps(p.m, s.max_steps, 0, 1, seed=s.seed, sequence=s.sequence, caps=s.caps)
@@ -222,8 +228,13 @@ def run_engine(problem, settings, *, executor=None, n_jobs=1, backend="loky", sc
     :func:`reach.sets.run.run_sampling`; see :func:`reach.sets.build.sample_post_impact_set` for the arguments.
     """
     _check_execution(n_jobs, backend, checkpoint, resume)
-    plan = Plan(problem, settings)
-    _load_kernels(plan)  # compile (or load from cache) outside the timing
+    other = start_lemke_chain(problem, settings)  # a cold cache: Lemke's chain compiles in another process from here
+    try:
+        plan = Plan(problem, settings)
+    except BaseException:
+        stop(other)
+        raise
+    _load_kernels(plan, other)  # compile (or load from cache) outside the timing
     requested = n_jobs
     if n_jobs == "auto" and backend not in ("cuda", "cuda+cpu"):  # (a GPU's run: no pilot on one core)
         n_jobs, serial_estimate = auto_jobs(backend, settings.n_samples,
