@@ -45,18 +45,21 @@ import threading
 from pathlib import Path
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from reach.kernels.cache import holds
 from reach.kernels.hop import hop_step
+from reach.kernels.enumeration import first_solution_kernel
+from reach.kernels.lcp import solve_scaled
 from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
-                                 certify_flag, modes_or_bases, robust_step)
-from reach.kernels.routh_data import make_step_work
+                                 certify_flag, fill_covering, modes_or_bases, robust_step)
+from reach.kernels.routh_data import certified, make_step_work
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.directed import MIN_DIRECTED, children_caps, empty_arrays
 
-__all__ = ["WAIT_SECONDS", "Other", "step_arguments", "start_lemke_chain", "split_cold_compile", "stop",
-           "compile_host_side", "compile_lemke_chain"]
+__all__ = ["WAIT_SECONDS", "Other", "step_arguments", "lemke_arguments", "start_lemke_chain", "split_cold_compile",
+           "stop", "compile_host_side", "compile_lemke_chain"]
 
 #: The longest this process waits for the other one's compiling before it goes on without it.
 WAIT_SECONDS = 600.0
@@ -93,6 +96,26 @@ def step_arguments(data, options, problem):
     return robust, modes, hop
 
 
+def lemke_arguments(robust):
+    """``(solve_scaled's arguments, [(kernel, arguments), ...])``: of the calls in Lemke's chain, from
+    ``robust_step``'s arguments ``robust`` (:func:`step_arguments`): :func:`~reach.kernels.lcp.solve_scaled`'s,
+    which holds most of the chain, and those of ``robust_step``'s other callees that take a second or more to
+    compile (each as its call in :func:`~reach.kernels.routh.robust_step` or
+    :func:`~reach.kernels.routh.routh_step_kernel` types it)."""
+    data, v, lam, options, choice, work, sample, step, v_next = robust
+    solve = (data.lcp, work.q, work.d, options.lemke, work.lemke, work.z, work.w)
+    first, tol = np.int64(0), options.lemke.verify_tol
+    m, nb = data.Jn.shape[0], data.Jbar.shape[0]
+    return solve, [(fill_covering, (work.d, choice, options.covering_ratio, options.seed, sample, step, first)),
+                   (first_solution_kernel, (data.lcp, work.q, work.lemke.qs, 0, tol, work)),
+                   (certified, (data.lcp.M, work.q, work.z, work.w, m, nb, options))]
+
+
+def _compile(dispatcher, args):
+    """Compile (or load from the cache) ``dispatcher`` for the types of ``args``, without running it."""
+    dispatcher.compile(tuple(numba.typeof(a) for a in args))
+
+
 def _cached(dispatcher):
     """Whether Numba's disk cache holds ``dispatcher`` for some argument types (:func:`reach.kernels.cache.holds`)."""
     return holds(f"{dispatcher.py_func.__module__.rsplit('.', 1)[-1]}.{dispatcher.py_func.__qualname__}")
@@ -124,13 +147,13 @@ def start_lemke_chain(problem, settings):
         with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as f:
             path = Path(f.name)
             try:
-                pickle.dump((problem, settings), f)
+                pickle.dump((problem, settings, _modes(settings)), f)
             except Exception:  # a problem that does not pickle: no split
                 path.unlink()
                 return None
         try:
-            process = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), str(Path(__file__).resolve().parents[2]),
-                                        str(Path(sys.modules["reach"].__file__).resolve())],
+            here = Path(__file__).resolve().parents[2], Path(sys.modules["reach"].__file__).resolve()
+            process = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), *map(str, here)],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:
             path.unlink()
@@ -139,9 +162,13 @@ def start_lemke_chain(problem, settings):
         return Other(process, path)
 
 
+def _modes(settings):
+    """Whether the run's kernel holds the contact modes (as ``Plan.flags[0]`` says)."""
+    return settings.solution_choice not in ("random", "first")
+
+
 def _pays(settings):
-    modes = settings.solution_choice not in ("random", "first")
-    return ((modes or _directed(settings)) and multiprocessing.parent_process() is None and _cores() >= 2
+    return ((_modes(settings) or _directed(settings)) and multiprocessing.parent_process() is None and _cores() >= 2
             and not _cached(robust_step))
 
 
@@ -150,16 +177,22 @@ def split_cold_compile(plan, other):
     that; returns the other process's exit status (0: its chain is cached), or None where there is none.
 
     Here: the contact modes' chain where the plan's kernel holds it (``plan.flags``), and the host side
-    (:func:`compile_host_side`).  Then it waits for the other process, at most :data:`WAIT_SECONDS`.
+    (:func:`compile_host_side`).  Where it does not, this process has less to do, and the other one compiles
+    only :func:`~reach.kernels.lcp.solve_scaled`'s chain: the other callees of Lemke's chain
+    (:func:`lemke_arguments`) compile here, and then ``robust_step`` itself when the sampling kernel calls it.
+    Then it waits for the other process, at most :data:`WAIT_SECONDS`.
     """
     if other is None:
         return None
     try:
+        robust, chain, hop = step_arguments(plan.data, plan.options, plan.problem)
         if plan.flags[0] is not None:
-            _, chain, hop = step_arguments(plan.data, plan.options, plan.problem)
             modes_or_bases(*chain)
             hop_step(*hop)
         compile_host_side(plan)
+        if plan.flags[0] is None:  # the other process compiles solve_scaled's chain: robust_step's other callees here
+            for dispatcher, args in lemke_arguments(robust)[1]:
+                _compile(dispatcher, args)
         other.process.wait(timeout=WAIT_SECONDS)
     except BaseException as error:  # Ctrl-C, or its time is up: the sampling kernel compiles what is missing here
         stop(other)
@@ -210,14 +243,16 @@ def compile_host_side(plan):
 
 
 def compile_lemke_chain(path):
-    """The other process: read ``(problem, settings)`` pickled in the file ``path``, build the run's plan
-    without the uniqueness certificate (its data have the same types: tested), compile
-    :func:`~reach.kernels.routh.robust_step`'s chain for it (it runs one step), and so write it to Numba's
-    disk cache.  It removes the file once read, so that it does not outlive a run killed meanwhile."""
+    """The other process: read ``(problem, settings, whole)`` pickled in the file ``path``, build the run's plan
+    without the uniqueness certificate (its data have the same types: tested), compile Lemke's chain for it
+    (``whole``: :func:`~reach.kernels.routh.robust_step`'s; else :func:`~reach.kernels.lcp.solve_scaled`'s,
+    see :func:`split_cold_compile`), and so write it to Numba's disk cache.  It removes the file once read, so
+    that it does not outlive a run killed meanwhile."""
     from reach.sampling.engine import Plan  # (the engine imports this module)
 
     with open(path, "rb") as f:
-        problem, settings = pickle.load(f)
+        problem, settings, whole = pickle.load(f)
     Path(path).unlink(missing_ok=True)
     plan = Plan(problem, settings, certificate=False)
-    robust_step(*step_arguments(plan.data, plan.options, problem)[0])
+    robust = step_arguments(plan.data, plan.options, problem)[0]
+    _compile(*((robust_step, robust) if whole else (solve_scaled, lemke_arguments(robust)[0])))

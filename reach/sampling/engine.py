@@ -93,8 +93,11 @@ _LOADED = []  # set once this process has run the kernels: a worker's first call
 
 def _load_kernels(plan, other=None):
     """Run one sample untimed, once per process, so that compiling or loading the kernels is not sampling time
-    (``other``: the process compiling Lemke's chain meanwhile, of :func:`~reach.sampling.cold_start.start_lemke_chain`)."""
-    if not _LOADED:
+    (``other``: the process compiling Lemke's chain meanwhile, of
+    :func:`~reach.sampling.cold_start.start_lemke_chain`)."""
+    if _LOADED:
+        stop(other)  # (none, unless the kernels ran here before and Numba could not cache them)
+    else:
         split_cold_compile(plan, other)  # a cold cache: Lemke's chain there, the rest here
         s, p = plan.settings, plan.problem
         work = make_step_work(p.lcp_size, p.m, p.nv)

@@ -6,6 +6,7 @@ import pytest
 
 import scenarios
 from reach.kernels.hop import hop_step
+from reach.kernels.lcp import solve_scaled
 from reach.kernels.routh import allocate_output, modes_or_bases, robust_step, run_samples_kernel
 from reach.kernels.routh_data import make_step_work
 from reach.sampling import cold_start
@@ -52,6 +53,26 @@ def _cold(monkeypatch, tmp_path):
 
 def _split(plan):
     return split_cold_compile(plan, start_lemke_chain(plan.problem, plan.settings))
+
+
+def _uncached(dispatcher):
+    return numba.njit(**{key: value for key, value in dispatcher.targetoptions.items() if key != "nopython"},
+                      cache=False)(dispatcher.py_func)
+
+
+def test_lemkes_chain_in_parts_is_compiled_for_the_argument_types_robust_step_passes(monkeypatch):
+    """Where the run has no contact modes, the other process compiles solve_scaled's chain and this one the
+    other callees: copies of robust_step and routh_step_kernel without Numba's cache are typed here, so that
+    their callees' dispatchers hold the types of their calls."""
+    from reach.kernels import routh
+
+    plan = _plan("disk-stack", choice="random")
+    monkeypatch.setattr(routh, "routh_step_kernel", _uncached(routh.routh_step_kernel))
+    robust = step_arguments(plan.data, plan.options, plan.problem)[0]
+    _uncached(robust_step).compile(tuple(numba.typeof(a) for a in robust))
+    solve, others = cold_start.lemke_arguments(robust)
+    for dispatcher, args in ((solve_scaled, solve), *others):
+        assert tuple(numba.typeof(a) for a in args) in dispatcher.signatures, dispatcher.py_func.__name__
 
 
 def test_the_other_process_runs_lemkes_chain(monkeypatch, tmp_path):
@@ -153,7 +174,7 @@ def test_the_other_process_removes_its_input_once_read(tmp_path):
     import pickle
 
     plan, path = _plan(), tmp_path / "input.pickle"
-    path.write_bytes(pickle.dumps((plan.problem, plan.settings)))
+    path.write_bytes(pickle.dumps((plan.problem, plan.settings, True)))
     cold_start.compile_lemke_chain(str(path))
     assert not path.exists()
 
@@ -214,7 +235,7 @@ def test_the_other_process_imports_this_reach_where_its_path_finds_another(tmp_p
 
     plan = _plan()
     with open(tmp_path / "step.pickle", "wb") as f:
-        pickle.dump((plan.problem, plan.settings), f)
+        pickle.dump((plan.problem, plan.settings, False), f)
     root = str(Path(cold_start.__file__).resolve().parents[2])
     elsewhere = str(tmp_path / "reach" / "__init__.py")
     done = subprocess.run([sys.executable, "-c", cold_start._CHILD + "import reach; print(reach.__file__)",
