@@ -40,6 +40,7 @@ import numpy as np
 from reach.sampling.caps import draw_caps
 from reach.sampling.cold_start import split_cold_compile, start_lemke_chain
 from reach.sampling.directed import MIN_DIRECTED
+from reach.sampling.plan import Plan
 from reach.sampling.settings import SamplingSettings
 from reach.kernels.modes import MODES, count_flagged
 from reach.kernels.replay import solve_steps
@@ -197,8 +198,6 @@ def _split_cold_compile(problem, h, max_steps):
     """The pilot is the first run of an automatic choice: where the cache is cold, Lemke's chain compiles in
     another process while this one compiles a directed run's host side, as a run's own first call does
     (:mod:`reach.sampling.cold_start`); the pilot's kernel then loads the chain from the cache."""
-    from reach.sampling.engine import Plan  # (the engine's plan: a layer-mate that imports more)
-
     try:
         settings = SamplingSettings(MIN_DIRECTED, h, max_steps, solution_choice="first")
         plan = Plan(problem, settings)

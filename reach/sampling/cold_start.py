@@ -57,6 +57,7 @@ from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, C
 from reach.kernels.routh_data import certified, make_step_work
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.directed import MIN_DIRECTED, children_caps, empty_arrays
+from reach.sampling.plan import Plan
 
 __all__ = ["WAIT_SECONDS", "Other", "step_arguments", "lemke_arguments", "start_lemke_chain", "split_cold_compile",
            "stop", "compile_host_side", "compile_lemke_chain"]
@@ -248,8 +249,6 @@ def compile_lemke_chain(path):
     (``whole``: :func:`~reach.kernels.routh.robust_step`'s; else :func:`~reach.kernels.lcp.solve_scaled`'s,
     see :func:`split_cold_compile`), and so write it to Numba's disk cache.  It removes the file once read, so
     that it does not outlive a run killed meanwhile."""
-    from reach.sampling.engine import Plan  # (the engine imports this module)
-
     with open(path, "rb") as f:
         problem, settings, whole = pickle.load(f)
     Path(path).unlink(missing_ok=True)

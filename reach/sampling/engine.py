@@ -28,64 +28,21 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK,
-                                 SAMPLE_FIELDS, allocate_output, certify_flag, modes_flag, run_samples_kernel)
+from reach.kernels.routh import SAMPLE_FIELDS, allocate_output, run_samples_kernel
 from reach.kernels.routh_data import make_step_work
-from reach.kernels.enumeration import FALLBACK_MAX_N
 from reach.sampling.caps import draw_caps, draw_caps_at
 from reach.sampling.checkpoint import Checkpoint
 from reach.sampling.cold_start import split_cold_compile, start_lemke_chain, stop
 from reach.sampling.directed import QUANT, children_caps
-from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
-from reach.kernels.sobol import MAX_DIM
-from reach.problem.impact import ImpactProblem
-from reach.sampling.plan import plan_run
+from reach.sampling.plan import EXACT_MAX_CONTACTS, Plan, plan_run  # (Plan and the limit: here too, as before)
 from reach.sampling.settings import check_integer
-from reach.problem.step import kernel_data, step_options
 from reach.sampling.executors import BACKENDS, make_executor
 from reach.sampling.workers import auto_jobs
 
 __all__ = ["run_engine", "EngineRun", "Plan", "run_chunk", "execute", "caps_of", "CAP_BUDGET", "EXACT_MAX_CONTACTS"]
 
-CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT,
-           "walk": CHOICE_WALK}
-#: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
-EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
 #: Most numbers (caps, samples x N x m, plus path rows, samples x (N + 2) x nv) held at once in a chunk.
 CAP_BUDGET = 2**21
-
-
-class Plan:
-    """What one sampling run needs in every worker: the problem, its kernel data and options.
-
-    ``certificate=False`` leaves exact choice's uniqueness certificate out of the data (their types are the
-    same: the other process of a cold start, :mod:`reach.sampling.cold_start`, builds them so).
-    """
-
-    def __init__(self, problem, settings, *, certificate=True):
-        if not isinstance(problem, ImpactProblem):
-            raise TypeError(f"`problem` must be an ImpactProblem; got {type(problem).__name__}.")
-        if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
-            raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
-                             f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
-        if settings.solution_choice == "exact" and (not problem.planar or problem.m > EXACT_MAX_CONTACTS):
-            raise ValueError(f"`solution_choice='exact'` needs a planar problem with at most "
-                             f"{EXACT_MAX_CONTACTS} contacts; this one is "
-                             f"{'planar' if problem.planar else 'spatial'} with {problem.m}.")
-        if settings.sequence == "sobol" and problem.m * settings.max_steps > MAX_DIM:
-            raise ValueError(f"`max_steps` = {settings.max_steps} with {problem.m} contacts needs "
-                             f"{problem.m * settings.max_steps} Sobol dimensions, more than {MAX_DIM}; "
-                             "lower `max_steps` or use `sequence='uniform'`.")
-        self.problem = problem
-        self.settings = settings
-        exact = certificate and settings.solution_choice == "exact"
-        self.data = kernel_data(problem, certificate="auto" if exact else False)
-        eps_lambda = settings.eps / (3.0 * problem.psi)
-        self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
-                                    choice=CHOICES[settings.solution_choice], seed=settings.seed)
-        # the kernel's last arguments: None prunes the contact modes' code (random and first choice) and the
-        # uniqueness certificate's (no certificate), so a run compiles only the code it can use
-        self.flags = (modes_flag(self.options.choice), certify_flag(self.data))
 
 
 _LOADED = []  # set once this process has run the kernels: a worker's first call loads them from Numba's cache

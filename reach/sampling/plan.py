@@ -17,7 +17,8 @@ on (problem, settings, its index) and, in a round, on the caps chosen for it —
 never on its chunk, its worker or the worker count: the seed of every random
 number is (``settings.seed``, sample index).  So the same seed gives the same
 set bit for bit whatever the plan, and a checkpoint written under one plan
-resumes under another (``done``: the samples already finished).
+resumes under another (``done``: the samples already finished).  A :class:`Plan`
+holds the rest: the problem, and its data and options as the kernels take them.
 
 >>> from reach.sampling.settings import SamplingSettings
 >>> plan = plan_run(SamplingSettings(2**16, 1.0, 10), workers=16)
@@ -31,9 +32,17 @@ from typing import NamedTuple
 
 import numpy as np
 
+from reach.kernels.enumeration import FALLBACK_MAX_N
+from reach.kernels.modes import MAX_CERTIFIED_CONTACTS
+from reach.kernels.routh import (CHOICE_ENUMERATE, CHOICE_EXACT, CHOICE_FIRST, CHOICE_RANDOM, CHOICE_WALK, certify_flag,
+                                 modes_flag)
+from reach.kernels.sobol import MAX_DIM
+from reach.problem.impact import ImpactProblem
+from reach.problem.step import kernel_data, step_options
 from reach.sampling.directed import schedule
 
-__all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "Phase", "RunPlan", "plan_run", "tapered_chunks", "even_chunks"]
+__all__ = ["CHUNKS_PER_WORKER", "TAPER_FLOOR", "CHOICES", "EXACT_MAX_CONTACTS", "Plan", "Phase", "RunPlan", "plan_run",
+           "tapered_chunks", "even_chunks"]
 
 #: Each phase is cut into at least this many chunks per worker (fewer only where it has fewer samples).
 CHUNKS_PER_WORKER = 4
@@ -63,6 +72,45 @@ def even_chunks(start, stop, size):
     pieces = -(-(stop - start) // size)
     edges = [start + (stop - start) * k // pieces for k in range(pieces + 1)]
     return [(a, b - a) for a, b in zip(edges[:-1], edges[1:])]
+
+
+CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT,
+           "walk": CHOICE_WALK}
+#: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
+EXACT_MAX_CONTACTS = MAX_CERTIFIED_CONTACTS
+
+
+class Plan:
+    """What one sampling run needs in every worker: the problem, its kernel data and options.
+
+    ``certificate=False`` leaves exact choice's uniqueness certificate out of the data (their types are the
+    same: the other process of a cold start, :mod:`reach.sampling.cold_start`, builds them so).
+    """
+
+    def __init__(self, problem, settings, *, certificate=True):
+        if not isinstance(problem, ImpactProblem):
+            raise TypeError(f"`problem` must be an ImpactProblem; got {type(problem).__name__}.")
+        if settings.solution_choice == "enumerate" and problem.lcp_size > FALLBACK_MAX_N:
+            raise ValueError(f"`solution_choice='enumerate'` needs a step LCP of size <= {FALLBACK_MAX_N}; "
+                             f"this problem's is {problem.lcp_size} (m = {problem.m}, k = {problem.k}).")
+        if settings.solution_choice == "exact" and (not problem.planar or problem.m > EXACT_MAX_CONTACTS):
+            raise ValueError(f"`solution_choice='exact'` needs a planar problem with at most "
+                             f"{EXACT_MAX_CONTACTS} contacts; this one is "
+                             f"{'planar' if problem.planar else 'spatial'} with {problem.m}.")
+        if settings.sequence == "sobol" and problem.m * settings.max_steps > MAX_DIM:
+            raise ValueError(f"`max_steps` = {settings.max_steps} with {problem.m} contacts needs "
+                             f"{problem.m * settings.max_steps} Sobol dimensions, more than {MAX_DIM}; "
+                             "lower `max_steps` or use `sequence='uniform'`.")
+        self.problem = problem
+        self.settings = settings
+        exact = certificate and settings.solution_choice == "exact"
+        self.data = kernel_data(problem, certificate="auto" if exact else False)
+        eps_lambda = settings.eps / (3.0 * problem.psi)
+        self.options = step_options(problem, h=settings.h, eps_lambda=eps_lambda,
+                                    choice=CHOICES[settings.solution_choice], seed=settings.seed)
+        # the kernel's last arguments: None prunes the contact modes' code (random and first choice) and the
+        # uniqueness certificate's (no certificate), so a run compiles only the code it can use
+        self.flags = (modes_flag(self.options.choice), certify_flag(self.data))
 
 
 class Phase(NamedTuple):
