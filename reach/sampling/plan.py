@@ -74,6 +74,7 @@ def even_chunks(start, stop, size):
     return [(a, b - a) for a, b in zip(edges[:-1], edges[1:])]
 
 
+#: The kernels' choice code of each ``solution_choice``.
 CHOICES = {"random": CHOICE_RANDOM, "first": CHOICE_FIRST, "enumerate": CHOICE_ENUMERATE, "exact": CHOICE_EXACT,
            "walk": CHOICE_WALK}
 #: Most contacts of a planar problem for ``solution_choice="exact"`` (7^m pieces oriented once per problem).
