@@ -10,7 +10,10 @@ package's cached kernels are deleted and recompiled on first use.
 Two processes may start cold at once: the stamp is written whole (a
 temporary file renamed over it), and only files older than a process's own
 look at the stamp are deleted, so one process never deletes what another
-has just compiled from the same sources.
+has just compiled from the same sources.  That look is timed by the cache
+folder's own clock (the temporary stamp's change time), and a file dated
+more than :data:`FUTURE_SLACK` seconds after it is deleted too: a clock set
+back since it was written would otherwise keep a stale kernel for good.
 
 The cache is wherever Numba puts it (:func:`cache_folder`): next to the
 package, in ``NUMBA_CACHE_DIR`` when that is set, or in a folder of the user's
@@ -28,6 +31,9 @@ __all__ = ["STAMP", "kernels_digest", "cache_folder", "holds", "ensure_fresh_cac
 
 #: The file, beside the cached kernels, that records the digest (:func:`kernels_digest`) they were compiled from.
 STAMP = "reach-kernels.sha256"
+#: Seconds after a process's look at the stamp within which another process may have written a cached kernel.
+#: A file dated later was written under a clock that has since been set back: it is deleted as stale.
+FUTURE_SLACK = 600.0
 
 
 def kernels_digest():
@@ -76,22 +82,24 @@ def ensure_fresh_cache(folder=None):
         current = kernels_digest()
         if stamp.exists() and stamp.read_text().strip() == current:
             return
-        if cache.is_dir():
-            for pattern in ("*.nbi", "*.nbc"):
-                for f in cache.glob(pattern):
-                    _delete_if_older(f, looked)
         cache.mkdir(parents=True, exist_ok=True)
         partial = cache / f"{STAMP}.{os.getpid()}.tmp"
         partial.write_text(current)
+        looked += partial.stat().st_mtime - time.time()  # in the folder's clock (a network disk's may differ)
+        for pattern in ("*.nbi", "*.nbc"):
+            for f in cache.glob(pattern):
+                _delete_if_stale(f, looked)
         os.replace(partial, stamp)
     except OSError:
         pass  # a read-only install: Numba then does not write a cache there either
 
 
-def _delete_if_older(path, moment):
-    """Delete ``path`` if it was last written before ``moment`` (seconds since the epoch)."""
+def _delete_if_stale(path, moment):
+    """Delete ``path`` if it was last written before ``moment`` (seconds since the epoch), or dated too far after
+    it to have been written since (:data:`FUTURE_SLACK`)."""
     try:
-        if path.stat().st_mtime < moment:
+        written = path.stat().st_mtime
+        if written < moment or written > moment + FUTURE_SLACK:
             path.unlink()
     except FileNotFoundError:
         pass  # another process deleted it first

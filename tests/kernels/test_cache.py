@@ -93,3 +93,27 @@ def test_the_guard_keeps_what_another_process_compiled_after_its_look(tmp_path, 
     assert not stale.exists() and fresh.exists()
     assert (cache / guard.STAMP).read_text() == guard.kernels_digest()
     assert sorted(p.name for p in cache.iterdir()) == sorted([fresh.name, guard.STAMP])  # no temporary stamp left
+
+
+def test_the_guard_deletes_a_stale_kernel_dated_in_the_future(tmp_path, monkeypatch):
+    # A kernel written while the clock ran ahead (set back since) is not one another process just compiled.
+    import os
+    import time
+
+    pkg = tmp_path / "pkg"
+    cache = pkg / "__pycache__"
+    cache.mkdir(parents=True)
+    (pkg / "lcp.py").write_text("x = 1\n")
+    monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
+    ahead, fresh = cache / "routh.kernel-1.py311.nbi", cache / "routh.kernel-2.py311.nbc"
+    ahead.write_text("compiled from older sources, under a clock a day ahead")
+    fresh.write_text("compiled by the other process, just now")
+    now = time.time()
+    os.utime(ahead, (now + 86400, now + 86400))
+    os.utime(fresh, (now + 5, now + 5))
+    guard.ensure_fresh_cache(cache)
+    assert not ahead.exists() and fresh.exists()
+    os.utime(fresh, (now + guard.FUTURE_SLACK + 60,) * 2)  # the limit is the slack, not any date ahead
+    (pkg / "lcp.py").write_text("x = 2\n")
+    guard.ensure_fresh_cache(cache)
+    assert not fresh.exists()
