@@ -72,9 +72,9 @@ def test_a_kernel_is_held_where_its_index_file_is(tmp_path):
     assert not guard.holds("routh.run_sample", tmp_path)  # a name is matched whole, not as a prefix
 
 
-def test_the_guard_keeps_what_another_process_compiled_after_its_look(tmp_path, monkeypatch):
-    # Two cold processes at once: the one that looks at the stale stamp second must not delete the kernels the
-    # first has compiled since (written after its look), only the stale ones.
+def _cache_with(tmp_path, monkeypatch, ages):
+    """A package folder whose cache holds a kernel file per ``ages`` entry, each dated that many seconds from now;
+    returns the cache folder and the files."""
     import os
     import time
 
@@ -83,12 +83,18 @@ def test_the_guard_keeps_what_another_process_compiled_after_its_look(tmp_path, 
     cache.mkdir(parents=True)
     (pkg / "lcp.py").write_text("x = 1\n")
     monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
-    stale, fresh = cache / "routh.kernel-1.py311.nbi", cache / "routh.kernel-2.py311.nbi"
-    stale.write_text("compiled from older sources")
-    fresh.write_text("compiled by the other process, just now")
-    now = time.time()
-    os.utime(stale, (now - 3600, now - 3600))
-    os.utime(fresh, (now + 60, now + 60))  # written after this process looked
+    now, files = time.time(), []
+    for k, age in enumerate(ages):
+        files.append(cache / f"routh.kernel-{k}.py311.{'nbi' if k % 2 == 0 else 'nbc'}")
+        files[-1].write_text(f"a kernel dated {age:+} s")
+        os.utime(files[-1], (now + age, now + age))
+    return cache, files
+
+
+def test_the_guard_keeps_what_another_process_compiled_after_its_look(tmp_path, monkeypatch):
+    # Two cold processes at once: the one that looks at the stale stamp second must not delete the kernels the
+    # first has compiled since (written after its look), only the stale ones.
+    cache, (stale, fresh) = _cache_with(tmp_path, monkeypatch, [-3600, 60])  # fresh: written after the look
     guard.ensure_fresh_cache(cache)
     assert not stale.exists() and fresh.exists()
     assert (cache / guard.STAMP).read_text() == guard.kernels_digest()
@@ -100,20 +106,11 @@ def test_the_guard_deletes_a_stale_kernel_dated_in_the_future(tmp_path, monkeypa
     import os
     import time
 
-    pkg = tmp_path / "pkg"
-    cache = pkg / "__pycache__"
-    cache.mkdir(parents=True)
-    (pkg / "lcp.py").write_text("x = 1\n")
-    monkeypatch.setattr(guard, "__file__", str(pkg / "cache.py"))
-    ahead, fresh = cache / "routh.kernel-1.py311.nbi", cache / "routh.kernel-2.py311.nbc"
-    ahead.write_text("compiled from older sources, under a clock a day ahead")
-    fresh.write_text("compiled by the other process, just now")
-    now = time.time()
-    os.utime(ahead, (now + 86400, now + 86400))
-    os.utime(fresh, (now + 5, now + 5))
+    cache, (ahead, fresh) = _cache_with(tmp_path, monkeypatch, [86400, 5])  # ahead: under a clock a day ahead
     guard.ensure_fresh_cache(cache)
     assert not ahead.exists() and fresh.exists()
-    os.utime(fresh, (now + guard.FUTURE_SLACK + 60,) * 2)  # the limit is the slack, not any date ahead
-    (pkg / "lcp.py").write_text("x = 2\n")
+    later = time.time() + guard.FUTURE_SLACK + 60
+    os.utime(fresh, (later, later))  # the limit is the slack, not any date ahead
+    (cache.parent / "lcp.py").write_text("x = 2\n")
     guard.ensure_fresh_cache(cache)
     assert not fresh.exists()
