@@ -11,7 +11,7 @@ Two processes may start cold at once: the stamp is written whole (a
 temporary file renamed over it), and only files older than a process's own
 look at the stamp are deleted, so one process never deletes what another
 has just compiled from the same sources.  That look is timed by the cache
-folder's own clock (the temporary stamp's change time), and a file dated
+folder's own clock (the temporary stamp's modification time), and a file dated
 more than :data:`FUTURE_SLACK` seconds after it is deleted too: a clock set
 back since it was written would otherwise keep a stale kernel for good.
 
@@ -74,7 +74,7 @@ def holds(name, folder=None):
 def ensure_fresh_cache(folder=None):
     """Delete stale cached kernels of this package from ``folder`` (default :func:`cache_folder`); best effort,
     never raises.  Only files written before this call are deleted (another process may be compiling beside it),
-    and the stamp is replaced whole."""
+    and those dated more than :data:`FUTURE_SLACK` after it; the stamp is replaced whole."""
     try:
         cache = cache_folder() if folder is None else Path(folder)
         stamp = cache / STAMP
